@@ -1,0 +1,601 @@
+//! Simulation configuration: TOML schema, defaults (seed 001, Table 1) and validation.
+//!
+//! Every struct rejects unknown keys, and [`Config::validate`] checks the cross-field rules
+//! (topology feasibility, loads, buffer sizes, VC counts) so that a bad file stops before the
+//! simulation starts, with a message naming the field and what is allowed.
+
+mod overrides;
+
+pub use overrides::apply_override;
+
+use crate::error::ConfigError;
+use serde::{Deserialize, Serialize};
+
+/// The embedded default configuration: the seed 001 network (Table 1), uniform traffic, MIN.
+pub const DEFAULT_TOML: &str = include_str!("default.toml");
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    pub topology: TopologyConfig,
+    pub router: RouterConfig,
+    pub routing: RoutingConfig,
+    pub traffic: TrafficConfig,
+    pub simulation: SimulationConfig,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            topology: TopologyConfig::default(),
+            router: RouterConfig::default(),
+            routing: RoutingConfig::default(),
+            traffic: TrafficConfig::default(),
+            simulation: SimulationConfig::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    Dragonfly,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GlobalArrangement {
+    /// Global link `l` of group `G` goes to group `G - l - 1` (mod g): the arrangement that ring A
+    /// of seed 001 (section 3.3.2) presumes.
+    PalmTree,
+    /// Global link `l` of group `G` goes to the `l`-th other group in increasing order.
+    Consecutive,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TopologyConfig {
+    pub kind: TopologyKind,
+    /// Terminals (computing nodes) per router.
+    pub p: usize,
+    /// Routers per group.
+    pub a: usize,
+    /// Global links per router.
+    pub h: usize,
+    /// Number of groups; 0 means the maximum, a*h + 1.
+    pub groups: usize,
+    pub arrangement: GlobalArrangement,
+    /// Link latencies in cycles.
+    pub local_latency: u32,
+    pub global_latency: u32,
+    /// Latency of the router-to-terminal (ejection) link; injection is into the router's
+    /// injection buffer directly.
+    pub terminal_latency: u32,
+}
+
+impl Default for TopologyConfig {
+    fn default() -> Self {
+        TopologyConfig {
+            kind: TopologyKind::Dragonfly,
+            p: 6,
+            a: 12,
+            h: 6,
+            groups: 0,
+            arrangement: GlobalArrangement::PalmTree,
+            local_latency: 10,
+            global_latency: 100,
+            terminal_latency: 1,
+        }
+    }
+}
+
+impl TopologyConfig {
+    pub fn num_groups(&self) -> usize {
+        if self.groups == 0 {
+            self.a * self.h + 1
+        } else {
+            self.groups
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArbiterKind {
+    RoundRobin,
+    /// Least-recently served (seed 001, Table 1).
+    Lrs,
+    /// Oldest packet (smallest generation time) first.
+    Age,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VcSelection {
+    /// The allowed VC with the most free credits (seed 001, Table 1).
+    ShortestQueue,
+    /// The lowest allowed VC with room.
+    First,
+    /// A uniformly random allowed VC with room.
+    Random,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RouterConfig {
+    /// Packet length in phits.
+    pub packet_length: u32,
+    /// Buffer capacity per VC, in phits, per input-port class.
+    pub buffer_injection: u32,
+    pub buffer_local: u32,
+    pub buffer_global: u32,
+    /// Virtual channels per input-port class. 0 (local, global) = exactly what the routing
+    /// needs for deadlock avoidance: MIN 2/1, VAL 3/2, VAL-any 4/2, UGAL-L 3/2 (seed 001).
+    pub vcs_local: usize,
+    pub vcs_global: usize,
+    pub vcs_injection: usize,
+    /// Iterations of the separable allocator per cycle.
+    pub allocator_iterations: usize,
+    pub arbiter: ArbiterKind,
+    pub vc_selection: VcSelection,
+}
+
+impl Default for RouterConfig {
+    fn default() -> Self {
+        RouterConfig {
+            packet_length: 8,
+            buffer_injection: 256,
+            buffer_local: 32,
+            buffer_global: 256,
+            vcs_local: 0,
+            vcs_global: 0,
+            vcs_injection: 1,
+            allocator_iterations: 3,
+            arbiter: ArbiterKind::Lrs,
+            vc_selection: VcSelection::ShortestQueue,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RoutingAlgorithm {
+    Min,
+    Val,
+    ValAny,
+    UgalL,
+}
+
+impl RoutingAlgorithm {
+    pub fn name(self) -> &'static str {
+        match self {
+            RoutingAlgorithm::Min => "min",
+            RoutingAlgorithm::Val => "val",
+            RoutingAlgorithm::ValAny => "val-any",
+            RoutingAlgorithm::UgalL => "ugal-l",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingConfig {
+    pub algorithm: RoutingAlgorithm,
+    /// UGAL-L: route minimally when q_min * H_min <= q_val * H_val + threshold (phits).
+    pub ugal_threshold: f64,
+    /// When false, every hop may use any VC: NOT deadlock-free. Exists to study deadlock and
+    /// to exercise the watchdog.
+    pub ordered_vcs: bool,
+}
+
+impl Default for RoutingConfig {
+    fn default() -> Self {
+        RoutingConfig {
+            algorithm: RoutingAlgorithm::Min,
+            ugal_threshold: 0.0,
+            ordered_vcs: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PatternKind {
+    /// Any node other than the source.
+    Uniform,
+    /// A random node of group (src_group + offset) mod g.
+    AdvGlobal,
+    /// A random node of router (src_router + offset) mod a of the source group.
+    AdvLocal,
+    /// 25% of the traffic to the first 12.5% of the nodes, the rest uniform.
+    HotRegion,
+    /// A fixed random permutation of the nodes (derangement, drawn from the seed).
+    Permutation,
+    /// `hot_fraction` of the traffic to `hot_nodes` nodes, the rest uniform.
+    HotSpot,
+}
+
+/// One component of a traffic mixture.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixEntry {
+    pub pattern: PatternKind,
+    #[serde(default = "default_offset")]
+    pub offset: usize,
+    /// Relative weight (percentages are the usual choice; they need not add to 100).
+    pub weight: f64,
+}
+
+fn default_offset() -> usize {
+    1
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrafficConfig {
+    pub pattern: PatternKind,
+    /// Offset N of ADVG+N and ADVL+N.
+    pub offset: usize,
+    /// Offered load in phits/(node*cycle), in (0, 1].
+    pub load: f64,
+    /// When non-empty, replaces `pattern`/`offset` with a weighted mixture.
+    pub mix: Vec<MixEntry>,
+    pub hot_nodes: usize,
+    pub hot_fraction: f64,
+    /// Burst mode: when > 0 every node sends this many packets as fast as it can and the run
+    /// ends when all are delivered; `load` and the measurement window are then ignored.
+    pub burst_packets: u64,
+    /// A change of pattern and/or load at a given cycle (transient experiments).
+    pub change: Option<TrafficChange>,
+}
+
+impl Default for TrafficConfig {
+    fn default() -> Self {
+        TrafficConfig {
+            pattern: PatternKind::Uniform,
+            offset: 1,
+            load: 0.5,
+            mix: Vec::new(),
+            hot_nodes: 1,
+            hot_fraction: 0.1,
+            burst_packets: 0,
+            change: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficChange {
+    /// Cycle at which the new pattern/load takes effect.
+    pub at_cycle: u64,
+    pub pattern: Option<PatternKind>,
+    pub offset: Option<usize>,
+    pub load: Option<f64>,
+    #[serde(default)]
+    pub mix: Vec<MixEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimulationConfig {
+    pub seed: u64,
+    pub warmup_cycles: u64,
+    pub measure_cycles: u64,
+    /// Independent runs with seeds seed, seed+1, ...; the summary reports mean and 95% CI.
+    pub repetitions: u32,
+    /// Stop with a deadlock report when packets are in flight and none has moved for this
+    /// many cycles.
+    pub watchdog_cycles: u64,
+    /// Width of the time-series windows in cycles (0 = no time series).
+    pub series_window: u64,
+    /// Burst mode only: give up after this many cycles.
+    pub max_cycles: u64,
+}
+
+impl Default for SimulationConfig {
+    fn default() -> Self {
+        SimulationConfig {
+            seed: 1,
+            warmup_cycles: 5_000,
+            measure_cycles: 10_000,
+            repetitions: 1,
+            watchdog_cycles: 20_000,
+            series_window: 0,
+            max_cycles: 10_000_000,
+        }
+    }
+}
+
+impl Config {
+    /// Parse a TOML document. Unknown keys and wrong types are reported with their path.
+    pub fn from_toml_str(text: &str) -> Result<Config, ConfigError> {
+        let value: toml::Value =
+            toml::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
+        Config::from_value(value)
+    }
+
+    /// Build from an already-parsed TOML tree (after `--set` overrides were applied).
+    pub fn from_value(value: toml::Value) -> Result<Config, ConfigError> {
+        let cfg: Config = serde_path_to_error::deserialize(value).map_err(|e| {
+            let path = e.path().to_string();
+            ConfigError::Field {
+                field: path,
+                message: e.into_inner().to_string(),
+            }
+        })?;
+        Ok(cfg)
+    }
+
+    /// The embedded default (seed 001 network, UN, MIN).
+    pub fn embedded_default() -> Config {
+        Config::from_toml_str(DEFAULT_TOML).expect("embedded default configuration is valid")
+    }
+
+    pub fn to_toml_string(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Cross-field validation. Call before building a simulation.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.topology.validate()?;
+        self.router.validate()?;
+        self.traffic.validate(&self.topology)?;
+        self.simulation.validate()?;
+        crate::routing::check_vcs(self)?;
+        let t = &self.topology;
+        let longest = t
+            .local_latency
+            .max(t.global_latency)
+            .max(t.terminal_latency) as u64
+            + self.router.packet_length as u64;
+        if self.simulation.watchdog_cycles <= longest {
+            return Err(field_err(
+                "simulation.watchdog_cycles",
+                format!("{} cycles is shorter than one hop ({longest} cycles: longest link latency plus a packet); use more", self.simulation.watchdog_cycles),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn field_err(field: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError::Field {
+        field: field.to_string(),
+        message: message.into(),
+    }
+}
+
+impl TopologyConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.p == 0 {
+            return Err(field_err(
+                "topology.p",
+                "must be at least 1 terminal per router",
+            ));
+        }
+        if self.a == 0 {
+            return Err(field_err(
+                "topology.a",
+                "must be at least 1 router per group",
+            ));
+        }
+        if self.h == 0 {
+            return Err(field_err(
+                "topology.h",
+                "must be at least 1 global link per router",
+            ));
+        }
+        let max_groups = self.a * self.h + 1;
+        if self.groups != 0 && (self.groups < 2 || self.groups > max_groups) {
+            return Err(field_err(
+                "topology.groups",
+                format!(
+                    "{} groups is impossible with a={} and h={}: allowed 2..={} (a*h+1), or 0 for the maximum",
+                    self.groups, self.a, self.h, max_groups
+                ),
+            ));
+        }
+        let radix = self.p + self.a - 1 + self.h;
+        if radix > crate::router::MAX_RADIX {
+            return Err(field_err(
+                "topology",
+                format!(
+                    "router radix p + a - 1 + h = {radix} exceeds the supported maximum of {}",
+                    crate::router::MAX_RADIX
+                ),
+            ));
+        }
+        for (name, lat) in [
+            ("topology.local_latency", self.local_latency),
+            ("topology.global_latency", self.global_latency),
+        ] {
+            if lat == 0 || lat > 10_000 {
+                return Err(field_err(
+                    name,
+                    format!("{lat} cycles is out of range: allowed 1..=10000"),
+                ));
+            }
+        }
+        if self.terminal_latency > 10_000 {
+            return Err(field_err(
+                "topology.terminal_latency",
+                "allowed 0..=10000 cycles",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl RouterConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.packet_length == 0 || self.packet_length > 4096 {
+            return Err(field_err(
+                "router.packet_length",
+                format!(
+                    "{} phits is out of range: allowed 1..=4096",
+                    self.packet_length
+                ),
+            ));
+        }
+        for (name, size) in [
+            ("router.buffer_injection", self.buffer_injection),
+            ("router.buffer_local", self.buffer_local),
+            ("router.buffer_global", self.buffer_global),
+        ] {
+            if size < self.packet_length {
+                return Err(field_err(
+                    name,
+                    format!(
+                        "{size} phits cannot hold one packet of {} phits (virtual cut-through needs room for a whole packet): use at least {}",
+                        self.packet_length, self.packet_length
+                    ),
+                ));
+            }
+            if size / self.packet_length > 65_535 {
+                return Err(field_err(
+                    name,
+                    "holds more than 65535 packets; use a smaller buffer",
+                ));
+            }
+        }
+        for (name, n, auto) in [
+            ("router.vcs_local", self.vcs_local, true),
+            ("router.vcs_global", self.vcs_global, true),
+            ("router.vcs_injection", self.vcs_injection, false),
+        ] {
+            if (n == 0 && !auto) || n > crate::router::MAX_VCS {
+                return Err(field_err(
+                    name,
+                    format!(
+                        "{n} VCs is out of range: allowed 1..={}",
+                        crate::router::MAX_VCS
+                    ),
+                ));
+            }
+        }
+        if self.allocator_iterations == 0 || self.allocator_iterations > 16 {
+            return Err(field_err("router.allocator_iterations", "allowed 1..=16"));
+        }
+        Ok(())
+    }
+}
+
+impl TrafficConfig {
+    pub fn validate(&self, topo: &TopologyConfig) -> Result<(), ConfigError> {
+        check_load("traffic.load", self.load)?;
+        check_pattern("traffic", self.pattern, self.offset, &self.mix, self, topo)?;
+        if let Some(ch) = &self.change {
+            if let Some(load) = ch.load {
+                check_load("traffic.change.load", load)?;
+            }
+            let pattern = ch.pattern.unwrap_or(self.pattern);
+            let offset = ch.offset.unwrap_or(self.offset);
+            check_pattern("traffic.change", pattern, offset, &ch.mix, self, topo)?;
+            if self.burst_packets > 0 {
+                return Err(field_err(
+                    "traffic.change",
+                    "a transient change cannot be combined with burst mode (traffic.burst_packets > 0)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_load(name: &str, load: f64) -> Result<(), ConfigError> {
+    if !(load > 0.0 && load <= 1.0) {
+        return Err(field_err(
+            name,
+            format!("{load} is outside (0, 1]: the offered load is in phits/(node*cycle) and a link carries at most 1"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_pattern(
+    prefix: &str,
+    pattern: PatternKind,
+    offset: usize,
+    mix: &[MixEntry],
+    traffic: &TrafficConfig,
+    topo: &TopologyConfig,
+) -> Result<(), ConfigError> {
+    let single = [MixEntry {
+        pattern,
+        offset,
+        weight: 1.0,
+    }];
+    let entries: &[MixEntry] = if mix.is_empty() { &single } else { mix };
+    let groups = topo.num_groups();
+    let nodes = groups * topo.a * topo.p;
+    let mut total = 0.0;
+    for (i, e) in entries.iter().enumerate() {
+        let name = if mix.is_empty() {
+            format!("{prefix}.offset")
+        } else {
+            format!("{prefix}.mix[{i}]")
+        };
+        if !(e.weight >= 0.0 && e.weight.is_finite()) {
+            return Err(field_err(
+                &format!("{prefix}.mix[{i}].weight"),
+                "must be a finite number >= 0",
+            ));
+        }
+        total += e.weight;
+        match e.pattern {
+            PatternKind::AdvGlobal if e.offset % groups == 0 => {
+                return Err(field_err(
+                    &name,
+                    format!("ADVG+{} sends every group to itself with {groups} groups: use an offset that is not a multiple of {groups}", e.offset),
+                ))
+            }
+            PatternKind::AdvLocal if e.offset % topo.a == 0 => {
+                return Err(field_err(
+                    &name,
+                    format!("ADVL+{} sends every router to itself with a={}: use an offset that is not a multiple of {}", e.offset, topo.a, topo.a),
+                ))
+            }
+            PatternKind::HotSpot => {
+                if traffic.hot_nodes == 0 || traffic.hot_nodes >= nodes {
+                    return Err(field_err(
+                        "traffic.hot_nodes",
+                        format!("allowed 1..{nodes} (the network has {nodes} nodes)"),
+                    ));
+                }
+                if !(0.0..=1.0).contains(&traffic.hot_fraction) {
+                    return Err(field_err("traffic.hot_fraction", "must be in [0, 1]"));
+                }
+            }
+            _ => {}
+        }
+    }
+    if total <= 0.0 {
+        return Err(field_err(
+            &format!("{prefix}.mix"),
+            "weights add up to 0: give at least one positive weight",
+        ));
+    }
+    Ok(())
+}
+
+impl SimulationConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.measure_cycles == 0 {
+            return Err(field_err(
+                "simulation.measure_cycles",
+                "must be at least 1 cycle",
+            ));
+        }
+        if self.repetitions == 0 || self.repetitions > 1000 {
+            return Err(field_err("simulation.repetitions", "allowed 1..=1000"));
+        }
+        if self.watchdog_cycles < 100 {
+            return Err(field_err(
+                "simulation.watchdog_cycles",
+                "must be at least 100 cycles (longer than any link latency plus a packet)",
+            ));
+        }
+        Ok(())
+    }
+}

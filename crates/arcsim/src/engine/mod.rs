@@ -1,0 +1,755 @@
+//! The simulation engine: cycle loop, packet movement, credits, generation, measurement.
+//!
+//! Time advances one cycle at a time, but work is done only where something happens: events
+//! (head arrivals, credit returns) come from a timing wheel, generation times come from a
+//! heap of per-node geometric gaps, and only routers holding packets are allocated. A packet
+//! granted an output occupies the link for `len` cycles and its head reaches the next buffer
+//! after the link latency; credits come back phit by phit as it drains, all without work per
+//! phit.
+
+pub mod events;
+pub mod packet;
+mod watchdog;
+
+pub use watchdog::DeadlockReport;
+
+use crate::config::{Config, RoutingAlgorithm};
+use crate::error::{ConfigError, SimError};
+use crate::rng::Rng;
+use crate::router::buffers::{Fifos, OutVc};
+use crate::routing::{self, vc::VcMap, Candidates, Routing};
+use crate::stats::summary::{Burst, Hops, Packets, PerEntity, Series, SeriesPoint};
+use crate::stats::{Collector, Dist, Fairness, RunResult};
+use crate::topology::{Dragonfly, Network, PortClass, Topology};
+use crate::traffic::{Injection, Pattern, Workload};
+use events::{Event, TimeWheel};
+use packet::{Packet, PacketPool, RouteState, NO_TIME};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+/// A running simulation, whatever its routing.
+pub trait Simulator {
+    /// Run to the end (measurement window or burst completion) and report.
+    fn run(&mut self) -> Result<RunResult, SimError>;
+    /// Advance one cycle.
+    fn step(&mut self) -> Result<(), SimError>;
+    fn now(&self) -> u64;
+    /// Count every packet where it physically is and check it against the counters.
+    fn audit(&self) -> Audit;
+}
+
+/// Conservation check: where every live packet is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Audit {
+    pub generated: u64,
+    pub delivered: u64,
+    /// Packets found in input buffers (including injection queues).
+    pub in_buffers: u64,
+    /// Packets on links (head not yet arrived).
+    pub on_links: u64,
+    /// Packet ids found more than once.
+    pub duplicates: u64,
+    /// Live packets in the pool.
+    pub live: u64,
+}
+
+impl Audit {
+    pub fn balanced(&self) -> bool {
+        self.duplicates == 0
+            && self.generated == self.delivered + self.in_buffers + self.on_links
+            && self.live == self.in_buffers + self.on_links
+    }
+}
+
+/// Build the simulator for a validated configuration.
+pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
+    cfg.validate()?;
+    let df = Dragonfly::new(&cfg.topology);
+    let needs = routing::vc_needs(cfg.routing.algorithm);
+    let vcs = VcMap {
+        ordered: cfg.routing.ordered_vcs,
+        local_vcs: effective_vcs(cfg.router.vcs_local, needs.local) as u8,
+        global_vcs: effective_vcs(cfg.router.vcs_global, needs.global) as u8,
+        needs,
+    };
+    Ok(match cfg.routing.algorithm {
+        RoutingAlgorithm::Min => Box::new(Simulation::new(
+            cfg,
+            &df,
+            routing::MinRouting {
+                df: df.clone(),
+                vcs,
+            },
+        )),
+        RoutingAlgorithm::Val => Box::new(Simulation::new(
+            cfg,
+            &df,
+            routing::ValRouting {
+                df: df.clone(),
+                vcs,
+            },
+        )),
+        RoutingAlgorithm::ValAny => Box::new(Simulation::new(
+            cfg,
+            &df,
+            routing::ValAnyRouting {
+                df: df.clone(),
+                vcs,
+            },
+        )),
+        RoutingAlgorithm::UgalL => Box::new(Simulation::new(
+            cfg,
+            &df,
+            routing::UgalLRouting {
+                df: df.clone(),
+                vcs,
+                threshold: cfg.routing.ugal_threshold,
+            },
+        )),
+    })
+}
+
+/// Configured VC count, where 0 means "what the routing needs".
+pub fn effective_vcs(configured: usize, needed: usize) -> usize {
+    if configured == 0 {
+        needed
+    } else {
+        configured
+    }
+}
+
+/// Run one simulation with `cfg.simulation.seed`.
+pub fn run(cfg: &Config) -> Result<RunResult, SimError> {
+    build(cfg)?.run()
+}
+
+pub struct Simulation<R: Routing> {
+    pub(crate) net: Network,
+    pub(crate) routing: R,
+    pub(crate) now: u64,
+    pub(crate) rng: Rng,
+    pub(crate) pkt_len: u16,
+    pub(crate) iterations: usize,
+    pub(crate) arbiter: crate::config::ArbiterKind,
+    pub(crate) vc_selection: crate::config::VcSelection,
+    // Per global port (port_base[r] + port).
+    pub(crate) vc_base: Vec<u32>,
+    pub(crate) vc_count: Vec<u8>,
+    pub(crate) in_busy: Vec<u64>,
+    pub(crate) out_busy: Vec<u64>,
+    pub(crate) port_pkts: Vec<u32>,
+    pub(crate) rr_out: Vec<u8>,
+    pub(crate) rr_in: Vec<u8>,
+    pub(crate) port_router: Vec<u32>,
+    // Per VC (vc_base[gp] + v): input FIFO, upstream credit view, LRS stamp.
+    pub(crate) fifos: Fifos,
+    pub(crate) out_vcs: Vec<OutVc>,
+    pub(crate) vc_port: Vec<u32>,
+    pub(crate) in_last: Vec<u64>,
+    // Per router.
+    pub(crate) nonempty: Vec<u64>,
+    pub(crate) active: Vec<u64>,
+    /// LRS stamps of (output, input) pairs: router r uses `lrs_base[r] + out * radix + in`.
+    pub(crate) lrs_base: Vec<u32>,
+    pub(crate) out_lrs: Vec<u64>,
+    pub(crate) wheel: TimeWheel,
+    pub(crate) scratch: Vec<Event>,
+    pub(crate) gen_heap: BinaryHeap<Reverse<(u64, u32)>>,
+    pub(crate) pool: PacketPool,
+    pattern: Pattern,
+    injection: Injection,
+    change: Option<(u64, Pattern, Injection)>,
+    burst_left: Vec<u64>,
+    burst_total: u64,
+    last_tail: u64,
+    pub(crate) collector: Collector,
+    generated: u64,
+    delivered: u64,
+    refused: u64,
+    packet_hops: u64,
+    last_move: u64,
+    watchdog: u64,
+    max_cycles: u64,
+    end: u64,
+    seed: u64,
+    offered: f64,
+    describe: String,
+    pattern_name: String,
+    group_size: usize,
+    pub(crate) cands: Candidates,
+}
+
+impl<R: Routing> Simulation<R> {
+    pub fn new(cfg: &Config, topo: &dyn TopologyShape, routing: R) -> Simulation<R> {
+        let net = topo.network();
+        let (p, a, g) = topo.shape();
+        let rc = &cfg.router;
+        let needs = routing::vc_needs(cfg.routing.algorithm);
+        let len = rc.packet_length;
+        let mut vc_base = Vec::with_capacity(net.ports.len());
+        let mut vc_count = Vec::with_capacity(net.ports.len());
+        let mut fifos = Fifos::default();
+        let mut out_vcs = Vec::new();
+        let mut vc_port = Vec::new();
+        let mut port_router = Vec::with_capacity(net.ports.len());
+        for r in 0..net.num_routers() {
+            for pt in 0..net.radix(r) {
+                let gp = net.port_base[r] as usize + pt;
+                port_router.push(r as u32);
+                let info = net.ports[gp];
+                let (n, buf) = match info.class {
+                    PortClass::Terminal => (rc.vcs_injection, rc.buffer_injection),
+                    PortClass::Local => (effective_vcs(rc.vcs_local, needs.local), rc.buffer_local),
+                    PortClass::Global => {
+                        (effective_vcs(rc.vcs_global, needs.global), rc.buffer_global)
+                    }
+                    PortClass::Unused => (0, 0),
+                };
+                vc_base.push(fifos.vcs.len() as u32);
+                vc_count.push(n as u8);
+                for _ in 0..n {
+                    fifos.add((buf / len) as u16);
+                    // Terminal outputs (ejection) need no credits; keep the slot for indexing.
+                    out_vcs.push(OutVc::new((buf / len) * len));
+                    vc_port.push(gp as u32);
+                }
+            }
+        }
+        let mut lrs_base = Vec::with_capacity(net.num_routers());
+        let mut lrs_len = 0usize;
+        for r in 0..net.num_routers() {
+            lrs_base.push(lrs_len as u32);
+            lrs_len += net.radix(r) * net.radix(r);
+        }
+        let max_lat = net.ports.iter().map(|p| p.latency).max().unwrap_or(1) as u64;
+        let mut rng = Rng::new(cfg.simulation.seed);
+        let wl = Workload::new(cfg, p, a, g, &mut rng);
+        let routers = net.num_routers();
+        let nodes = net.num_terminals();
+        let sim = &cfg.simulation;
+        let burst = matches!(wl.injection, Injection::Burst { .. });
+        let (ws, we) = if burst {
+            (0, u64::MAX)
+        } else {
+            (sim.warmup_cycles, sim.warmup_cycles + sim.measure_cycles)
+        };
+        let pattern_name = describe_pattern(cfg);
+        let ports = net.ports.len();
+        let vcs_total = fifos.vcs.len();
+        Simulation {
+            routing,
+            now: 0,
+            rng,
+            pkt_len: len as u16,
+            iterations: rc.allocator_iterations,
+            arbiter: rc.arbiter,
+            vc_selection: rc.vc_selection,
+            vc_base,
+            vc_count,
+            in_busy: vec![0; ports],
+            out_busy: vec![0; ports],
+            port_pkts: vec![0; ports],
+            rr_out: vec![0; ports],
+            rr_in: vec![0; ports],
+            port_router,
+            fifos,
+            out_vcs,
+            vc_port,
+            in_last: vec![0; vcs_total],
+            nonempty: vec![0; routers],
+            active: vec![0; routers.div_ceil(64)],
+            lrs_base,
+            out_lrs: vec![0; lrs_len],
+            wheel: TimeWheel::new(max_lat + len as u64 + 2),
+            scratch: Vec::new(),
+            gen_heap: BinaryHeap::with_capacity(nodes),
+            pool: PacketPool::default(),
+            pattern: wl.pattern,
+            injection: wl.injection,
+            change: wl.change,
+            burst_left: vec![0; nodes],
+            burst_total: 0,
+            last_tail: 0,
+            collector: Collector::new(ws, we, routers, sim.series_window),
+            generated: 0,
+            delivered: 0,
+            refused: 0,
+            packet_hops: 0,
+            last_move: 0,
+            watchdog: sim.watchdog_cycles,
+            max_cycles: sim.max_cycles,
+            end: we,
+            seed: sim.seed,
+            offered: cfg.traffic.load,
+            describe: topo.describe(),
+            pattern_name,
+            group_size: a,
+            cands: Candidates::default(),
+            net,
+        }
+    }
+
+    fn start(&mut self) {
+        match self.injection {
+            Injection::Bernoulli { load } => self.schedule_all_generation(load),
+            Injection::Burst { packets } => {
+                self.burst_total = packets * self.net.num_terminals() as u64;
+                for n in 0..self.net.num_terminals() {
+                    self.burst_left[n] = packets;
+                    while self.burst_left[n] > 0 && self.try_generate(n) {
+                        self.burst_left[n] -= 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// (Re)draw every node's next generation time from `now` (the process is memoryless, so
+    /// redrawing at a load change is exact).
+    fn schedule_all_generation(&mut self, load: f64) {
+        self.gen_heap.clear();
+        let prob = load / self.pkt_len as f64;
+        for n in 0..self.net.num_terminals() {
+            let t = self.now + self.rng.geometric(prob) - 1;
+            self.gen_heap.push(Reverse((t, n as u32)));
+        }
+    }
+
+    /// Create a packet at node `n` if its injection queue has room.
+    fn try_generate(&mut self, n: usize) -> bool {
+        let (r, pt) = self.net.attach[n];
+        let gp = self.net.port_base[r as usize] as usize + pt as usize;
+        let base = self.vc_base[gp];
+        // The injection VC with the most free slots.
+        let mut best = None;
+        let mut best_free = 0;
+        for v in 0..self.vc_count[gp] as u32 {
+            let f = &self.fifos.vcs[(base + v) as usize];
+            let free = f.cap - f.len;
+            if free > best_free {
+                best_free = free;
+                best = Some(base + v);
+            }
+        }
+        let Some(vc) = best else {
+            self.refused += 1;
+            return false;
+        };
+        let dst = self.pattern.destination(n, &mut self.rng);
+        let id = self.pool.alloc(Packet {
+            src: n as u32,
+            dst: dst as u32,
+            gen_time: self.now,
+            inject_time: NO_TIME,
+            arrival: self.now,
+            len: self.pkt_len,
+            hops: 0,
+            local_hops: 0,
+            global_hops: 0,
+            misrouted: false,
+            route: RouteState::default(),
+        });
+        self.enqueue(vc, id);
+        self.generated += 1;
+        self.collector.on_generate(self.now);
+        true
+    }
+
+    #[inline]
+    fn enqueue(&mut self, vc: u32, id: u32) {
+        let ok = self.fifos.push(vc, id);
+        debug_assert!(ok, "credit protocol violated: buffer overflow");
+        let gp = self.vc_port[vc as usize] as usize;
+        let r = self.port_router[gp] as usize;
+        self.port_pkts[gp] += 1;
+        let local = gp - self.net.port_base[r] as usize;
+        self.nonempty[r] |= 1u64 << local;
+        self.active[r / 64] |= 1u64 << (r % 64);
+    }
+
+    fn process_events(&mut self) {
+        let mut evs = std::mem::take(&mut self.scratch);
+        self.wheel.take(self.now, &mut evs);
+        for ev in evs.iter() {
+            match *ev {
+                Event::HeadArrival { pkt, vc } => {
+                    self.pool.get_mut(pkt).arrival = self.now;
+                    self.enqueue(vc, pkt);
+                }
+                Event::CreditDrain { vc, len } => {
+                    self.out_vcs[vc as usize].start_drain(self.now, len)
+                }
+            }
+        }
+        self.scratch = evs;
+    }
+
+    fn generate(&mut self) {
+        let Injection::Bernoulli { load } = self.injection else {
+            return;
+        };
+        let prob = load / self.pkt_len as f64;
+        while let Some(&Reverse((t, n))) = self.gen_heap.peek() {
+            if t > self.now {
+                break;
+            }
+            self.gen_heap.pop();
+            self.try_generate(n as usize);
+            let next = self.now + self.rng.geometric(prob);
+            self.gen_heap.push(Reverse((next, n)));
+        }
+    }
+
+    fn apply_change(&mut self) {
+        if let Some((at, _, _)) = &self.change {
+            if *at == self.now {
+                let (_, pattern, injection) = self.change.take().expect("checked");
+                self.pattern = pattern;
+                self.injection = injection;
+                if let Injection::Bernoulli { load } = self.injection {
+                    self.schedule_all_generation(load);
+                }
+            }
+        }
+    }
+
+    fn allocate_all(&mut self) {
+        for w in 0..self.active.len() {
+            let mut bits = self.active[w];
+            while bits != 0 {
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let r = w * 64 + b;
+                self.allocate(r);
+                if self.nonempty[r] == 0 {
+                    self.active[w] &= !(1u64 << b);
+                }
+            }
+        }
+    }
+
+    /// Called by the allocator for every grant.
+    #[inline]
+    pub(crate) fn grant(
+        &mut self,
+        r: usize,
+        in_port: usize,
+        in_vc: usize,
+        cand: &routing::Candidate,
+        out_vc: usize,
+    ) {
+        let now = self.now;
+        let base = self.net.port_base[r] as usize;
+        let (gi, go) = (base + in_port, base + cand.port as usize);
+        let vci = self.vc_base[gi] as usize + in_vc;
+        let id = self.fifos.pop(vci as u32);
+        self.port_pkts[gi] -= 1;
+        if self.port_pkts[gi] == 0 {
+            self.nonempty[r] &= !(1u64 << in_port);
+        }
+        let len = self.pool.get(id).len as u64;
+        self.in_busy[gi] = now + len;
+        self.out_busy[go] = now + len;
+        self.last_move = now;
+        let in_info = self.net.ports[gi];
+        if in_info.class == PortClass::Terminal {
+            self.pool.get_mut(id).inject_time = now;
+            self.collector.on_inject(now, r);
+            let node = in_info.peer as usize;
+            if self.burst_left[node] > 0 && self.try_generate(node) {
+                self.burst_left[node] -= 1;
+            }
+        } else {
+            let up =
+                self.net.port_base[in_info.peer as usize] as usize + in_info.peer_port as usize;
+            let up_vc = self.vc_base[up] + in_vc as u32;
+            self.wheel.schedule(
+                now,
+                now + in_info.latency as u64,
+                Event::CreditDrain {
+                    vc: up_vc,
+                    len: len as u32,
+                },
+            );
+        }
+        self.routing.commit(self.pool.get_mut(id), r, cand);
+        let out_info = self.net.ports[go];
+        match out_info.class {
+            PortClass::Terminal => {
+                let p = *self.pool.get(id);
+                let tail = now + len - 1 + out_info.latency as u64;
+                self.collector.on_deliver(
+                    tail,
+                    p.gen_time,
+                    p.inject_time,
+                    len,
+                    p.hops as usize,
+                    p.misrouted,
+                    r,
+                );
+                self.last_tail = self.last_tail.max(tail);
+                self.delivered += 1;
+                self.pool.release(id);
+            }
+            class => {
+                let ov = self.vc_base[go] as usize + out_vc;
+                self.out_vcs[ov].consume(len as u32);
+                let p = self.pool.get_mut(id);
+                p.hops += 1;
+                if class == PortClass::Global {
+                    p.global_hops += 1;
+                } else {
+                    p.local_hops += 1;
+                }
+                self.packet_hops += 1;
+                let down = self.net.port_base[out_info.peer as usize] as usize
+                    + out_info.peer_port as usize;
+                let dvc = self.vc_base[down] + out_vc as u32;
+                self.wheel.schedule(
+                    now,
+                    now + out_info.latency as u64,
+                    Event::HeadArrival { pkt: id, vc: dvc },
+                );
+            }
+        }
+    }
+
+    fn cycle(&mut self) -> Result<(), SimError> {
+        self.apply_change();
+        self.process_events();
+        self.generate();
+        self.allocate_all();
+        if self.pool.live() > 0 && self.now - self.last_move > self.watchdog {
+            return Err(SimError::Deadlock(Box::new(self.deadlock_report())));
+        }
+        if self.pool.live() == 0 {
+            self.last_move = self.now;
+        }
+        self.now += 1;
+        Ok(())
+    }
+
+    fn finished(&self) -> bool {
+        match self.injection {
+            Injection::Burst { .. } => self.delivered >= self.burst_total,
+            Injection::Bernoulli { .. } => self.now >= self.end,
+        }
+    }
+
+    fn result(&self, wall: f64) -> RunResult {
+        let c = &self.collector;
+        let nodes = self.net.num_terminals() as f64;
+        let burst = matches!(self.injection, Injection::Burst { .. }) || (self.burst_total > 0);
+        let span = if burst {
+            (self.last_tail + 1) as f64
+        } else {
+            (c.window_end - c.window_start) as f64
+        };
+        let n = c.delivered_in_window.max(1) as f64;
+        let dist = |h: &hdrhistogram::Histogram<u64>, sum: u128| Dist {
+            mean: if c.delivered_in_window > 0 {
+                sum as f64 / n
+            } else {
+                0.0
+            },
+            p50: h.value_at_quantile(0.5) as f64,
+            p99: h.value_at_quantile(0.99) as f64,
+            max: h.max() as f64,
+        };
+        let max_hops = c.hops.iter().rposition(|&x| x > 0).unwrap_or(0);
+        let inj_r: Vec<f64> = c.injected_per_router.iter().map(|&x| x as f64).collect();
+        let acc_r: Vec<f64> = c.accepted_per_router.iter().map(|&x| x as f64).collect();
+        let per_group = |v: &[f64]| -> Vec<f64> {
+            let a = self.shape_a();
+            v.chunks(a).map(|ch| ch.iter().sum()).collect()
+        };
+        let series = c.series.as_ref().map(|s| {
+            let windows = s
+                .delivered_phits
+                .len()
+                .max(s.generated.len())
+                .max(s.lat_count.len());
+            let get = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
+            Series {
+                window_cycles: s.width,
+                points: (0..windows)
+                    .map(|i| {
+                        let cnt = get(&s.lat_count, i);
+                        SeriesPoint {
+                            cycle: i as u64 * s.width,
+                            accepted_load: get(&s.delivered_phits, i) as f64
+                                / (nodes * s.width as f64),
+                            generated_load: get(&s.generated, i) as f64 * self.pkt_len as f64
+                                / (nodes * s.width as f64),
+                            latency_mean: if cnt > 0 {
+                                get(&s.lat_sum, i) as f64 / cnt as f64
+                            } else {
+                                0.0
+                            },
+                            latency_samples: cnt,
+                            misrouted_fraction: if cnt > 0 {
+                                get(&s.misrouted, i) as f64 / cnt as f64
+                            } else {
+                                0.0
+                            },
+                        }
+                    })
+                    .collect(),
+            }
+        });
+        RunResult {
+            topology: self.describe.clone(),
+            routing: self.routing.name().to_string(),
+            pattern: self.pattern_name.clone(),
+            seed: self.seed,
+            nodes: nodes as u64,
+            offered_load: if burst { 0.0 } else { self.offered },
+            generated_load: c.generated_in_window as f64 * self.pkt_len as f64 / (nodes * span),
+            accepted_load: c.phits_in_window as f64 / (nodes * span),
+            latency: dist(&c.latency, c.latency_sum),
+            network_latency: dist(&c.net_latency, c.net_latency_sum),
+            hops: Hops {
+                mean: c.hops_sum as f64 / n,
+                max: max_hops as u64,
+                histogram: c.hops[..=max_hops].to_vec(),
+            },
+            misrouted_fraction: c.misrouted_in_window as f64 / n,
+            packets: Packets {
+                generated: self.generated,
+                delivered: self.delivered,
+                in_flight: self.generated - self.delivered,
+                refused_at_source: self.refused,
+            },
+            per_router: PerEntity {
+                injected: Fairness::of(&inj_r),
+                accepted: Fairness::of(&acc_r),
+            },
+            per_group: PerEntity {
+                injected: Fairness::of(&per_group(&inj_r)),
+                accepted: Fairness::of(&per_group(&acc_r)),
+            },
+            injected_per_router: c.injected_per_router.clone(),
+            burst: burst.then(|| Burst {
+                packets_per_node: self.burst_total / self.net.num_terminals() as u64,
+                consumption_cycles: self.last_tail + 1,
+            }),
+            series,
+            cycles: self.now,
+            packet_hops: self.packet_hops,
+            wall_seconds: wall,
+            cycles_per_second: self.now as f64 / wall.max(1e-9),
+            packet_hops_per_second: self.packet_hops as f64 / wall.max(1e-9),
+        }
+    }
+
+    fn shape_a(&self) -> usize {
+        self.group_size
+    }
+}
+
+/// What the engine needs from a topology beyond its wiring: the group structure used for
+/// patterns and per-group statistics.
+pub trait TopologyShape: Topology {
+    /// (terminals per router, routers per group, groups).
+    fn shape(&self) -> (usize, usize, usize);
+}
+
+impl TopologyShape for Dragonfly {
+    fn shape(&self) -> (usize, usize, usize) {
+        (self.p, self.a, self.g)
+    }
+}
+
+fn describe_pattern(cfg: &Config) -> String {
+    use crate::config::PatternKind as P;
+    let t = &cfg.traffic;
+    let one = |k: P, off: usize| match k {
+        P::Uniform => "UN".to_string(),
+        P::AdvGlobal => format!("ADVG+{off}"),
+        P::AdvLocal => format!("ADVL+{off}"),
+        P::HotRegion => "hot-region".into(),
+        P::Permutation => "permutation".into(),
+        P::HotSpot => "hot-spot".into(),
+    };
+    let base = if t.mix.is_empty() {
+        one(t.pattern, t.offset)
+    } else {
+        t.mix
+            .iter()
+            .map(|m| format!("{}:{}", one(m.pattern, m.offset), m.weight))
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    match &t.change {
+        Some(ch) => format!(
+            "{base} -> {} @{}",
+            one(
+                ch.pattern.unwrap_or(t.pattern),
+                ch.offset.unwrap_or(t.offset)
+            ),
+            ch.at_cycle
+        ),
+        None => base,
+    }
+}
+
+impl<R: Routing> Simulator for Simulation<R> {
+    fn run(&mut self) -> Result<RunResult, SimError> {
+        let t0 = Instant::now();
+        if self.now == 0 {
+            self.start();
+        }
+        while !self.finished() {
+            if self.now >= self.max_cycles && matches!(self.injection, Injection::Burst { .. }) {
+                return Err(SimError::BurstTimeout {
+                    max_cycles: self.max_cycles,
+                    delivered: self.delivered,
+                    total: self.burst_total,
+                });
+            }
+            self.cycle()?;
+        }
+        Ok(self.result(t0.elapsed().as_secs_f64()))
+    }
+
+    fn step(&mut self) -> Result<(), SimError> {
+        if self.now == 0 && self.generated == 0 {
+            self.start();
+        }
+        self.cycle()
+    }
+
+    fn now(&self) -> u64 {
+        self.now
+    }
+
+    fn audit(&self) -> Audit {
+        let mut seen = vec![false; self.pool.capacity_used()];
+        let mut dup = 0;
+        let mut in_buffers = 0;
+        for vc in 0..self.fifos.vcs.len() as u32 {
+            for i in 0..self.fifos.len(vc) {
+                let id = self.fifos.nth(vc, i) as usize;
+                dup += seen[id] as u64;
+                seen[id] = true;
+                in_buffers += 1;
+            }
+        }
+        let mut on_links = 0;
+        for id in self.wheel.arrivals() {
+            let id = id as usize;
+            dup += seen[id] as u64;
+            seen[id] = true;
+            on_links += 1;
+        }
+        Audit {
+            generated: self.generated,
+            delivered: self.delivered,
+            in_buffers,
+            on_links,
+            duplicates: dup,
+            live: self.pool.live() as u64,
+        }
+    }
+}

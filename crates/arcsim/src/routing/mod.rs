@@ -1,0 +1,199 @@
+//! Routing algorithms.
+//!
+//! A [`Routing`] is asked, for the packet at the head of an input VC, which outputs it may
+//! take, in order of preference ([`Candidates`]). It sees the local router state through
+//! [`RouteCtx`] (credits and busy outputs), so in-transit adaptive algorithms (OFAR) decide
+//! from local credit counts at every hop, and source-adaptive ones (UGAL) decide at the
+//! injection router. The allocator takes the first candidate that has a free output and a VC
+//! with room for the whole packet; [`Routing::commit`] then tells the algorithm which one won.
+
+pub mod min;
+pub mod ugal;
+pub mod valiant;
+pub mod vc;
+
+use crate::config::{Config, RoutingAlgorithm};
+use crate::engine::packet::Packet;
+use crate::error::ConfigError;
+use crate::rng::Rng;
+use crate::router::buffers::OutVc;
+use crate::topology::{Network, PortClass};
+
+pub use min::MinRouting;
+pub use ugal::UgalLRouting;
+pub use valiant::{ValAnyRouting, ValRouting};
+pub use vc::VcNeeds;
+
+/// What kind of hop a candidate is, for statistics and for algorithms that care.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HopKind {
+    Minimal,
+    NonMinimal,
+    Escape,
+}
+
+/// One output the packet may take, with the VCs (inclusive range) it may use there.
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate {
+    pub port: u16,
+    pub vc_lo: u8,
+    pub vc_hi: u8,
+    pub kind: HopKind,
+    /// Algorithm-defined tag, handed back in [`Routing::commit`].
+    pub tag: u8,
+}
+
+pub const MAX_CANDIDATES: usize = 64;
+
+/// A short list of candidates kept on the stack.
+#[derive(Debug, Clone, Copy)]
+pub struct Candidates {
+    items: [Candidate; MAX_CANDIDATES],
+    len: usize,
+}
+
+impl Default for Candidates {
+    fn default() -> Self {
+        Candidates {
+            items: [Candidate {
+                port: 0,
+                vc_lo: 0,
+                vc_hi: 0,
+                kind: HopKind::Minimal,
+                tag: 0,
+            }; MAX_CANDIDATES],
+            len: 0,
+        }
+    }
+}
+
+impl Candidates {
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+    #[inline]
+    pub fn push(&mut self, c: Candidate) {
+        if self.len < MAX_CANDIDATES {
+            self.items[self.len] = c;
+            self.len += 1;
+        }
+    }
+    #[inline]
+    pub fn as_slice(&self) -> &[Candidate] {
+        &self.items[..self.len]
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Read-only view of one router's outputs at the current cycle, plus the shared RNG.
+pub struct RouteCtx<'a> {
+    pub now: u64,
+    pub router: usize,
+    pub in_port: usize,
+    pub in_class: PortClass,
+    pub(crate) net: &'a Network,
+    pub(crate) out_vcs: &'a [OutVc],
+    pub(crate) vc_base: &'a [u32],
+    pub(crate) vc_count: &'a [u8],
+    pub(crate) out_busy: &'a [u64],
+    pub rng: &'a mut Rng,
+}
+
+impl RouteCtx<'_> {
+    #[inline]
+    fn gport(&self, port: usize) -> usize {
+        self.net.port_base[self.router] as usize + port
+    }
+    /// Credits of VC `vc` of output `port` now.
+    #[inline]
+    pub fn credits(&self, port: usize, vc: usize) -> u32 {
+        let g = self.gport(port);
+        self.out_vcs[self.vc_base[g] as usize + vc].credits(self.now)
+    }
+    /// Phits occupied (as seen through credits) summed over the VCs of output `port`.
+    pub fn port_occupancy(&self, port: usize) -> u32 {
+        let g = self.gport(port);
+        let base = self.vc_base[g] as usize;
+        (0..self.vc_count[g] as usize)
+            .map(|v| self.out_vcs[base + v].occupancy(self.now))
+            .sum()
+    }
+    /// Capacity in phits summed over the VCs of output `port`.
+    pub fn port_capacity(&self, port: usize) -> u32 {
+        let g = self.gport(port);
+        let base = self.vc_base[g] as usize;
+        (0..self.vc_count[g] as usize)
+            .map(|v| self.out_vcs[base + v].capacity)
+            .sum()
+    }
+    /// Whether the output link is idle this cycle.
+    #[inline]
+    pub fn output_idle(&self, port: usize) -> bool {
+        self.out_busy[self.gport(port)] <= self.now
+    }
+    pub fn class(&self, port: usize) -> PortClass {
+        self.net.port(self.router, port).class
+    }
+}
+
+/// A routing algorithm. Implementations are plain data shared by the whole network.
+pub trait Routing {
+    fn name(&self) -> &'static str;
+    /// Fill `out` with the outputs `pkt` may take from this router, best first.
+    fn route(&self, ctx: &mut RouteCtx, pkt: &mut Packet, out: &mut Candidates);
+    /// The allocator granted `cand` to `pkt` (called once per hop, before the hop counters
+    /// are updated).
+    fn commit(&self, _pkt: &mut Packet, _router: usize, _cand: &Candidate) {}
+}
+
+/// VCs per link class the configured routing needs.
+pub fn vc_needs(alg: RoutingAlgorithm) -> VcNeeds {
+    match alg {
+        RoutingAlgorithm::Min => VcNeeds {
+            local: 2,
+            global: 1,
+        },
+        RoutingAlgorithm::Val | RoutingAlgorithm::UgalL => VcNeeds {
+            local: 3,
+            global: 2,
+        },
+        RoutingAlgorithm::ValAny => VcNeeds {
+            local: 4,
+            global: 2,
+        },
+    }
+}
+
+/// Reject configurations with fewer VCs than the routing needs for deadlock freedom.
+pub fn check_vcs(cfg: &Config) -> Result<(), ConfigError> {
+    let need = vc_needs(cfg.routing.algorithm);
+    let alg = cfg.routing.algorithm.name();
+    for (field, have, want, class) in [
+        (
+            "router.vcs_local",
+            cfg.router.vcs_local,
+            need.local,
+            "local",
+        ),
+        (
+            "router.vcs_global",
+            cfg.router.vcs_global,
+            need.global,
+            "global",
+        ),
+    ] {
+        if have != 0 && have < want && cfg.routing.ordered_vcs {
+            return Err(ConfigError::Field {
+                field: field.into(),
+                message: format!(
+                    "routing.algorithm = \"{alg}\" needs {want} {class} VCs for deadlock avoidance (ordered VCs {}/{}), but {have} are configured: set {field} >= {want}, or 0 to use exactly what the routing needs",
+                    need.local, need.global
+                ),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! Measurement: what happens inside the measurement window, and the result of a run.
+//!
+//! Packets count in the window by the cycle their tail reaches the destination (as in the
+//! papers: "latency of the packets received" during the window). Accepted load is phits
+//! delivered in the window per node per cycle.
+
+pub mod summary;
+
+pub use summary::{Dist, Fairness, RunResult, Series, SeriesPoint};
+
+use hdrhistogram::Histogram;
+
+pub const HOP_BUCKETS: usize = 64;
+
+/// Accumulates one run's measurements. Recording a packet is O(1) and allocation-free.
+pub struct Collector {
+    pub window_start: u64,
+    pub window_end: u64,
+    pub latency: Histogram<u64>,
+    pub net_latency: Histogram<u64>,
+    pub latency_sum: u128,
+    pub net_latency_sum: u128,
+    pub delivered_in_window: u64,
+    pub phits_in_window: u64,
+    pub misrouted_in_window: u64,
+    pub hops_sum: u64,
+    pub hops: [u64; HOP_BUCKETS],
+    pub generated_in_window: u64,
+    /// Packets that left the injection queue in the window, per router.
+    pub injected_per_router: Vec<u64>,
+    /// Phits delivered in the window, per destination router.
+    pub accepted_per_router: Vec<u64>,
+    pub series: Option<SeriesAcc>,
+}
+
+/// Time series accumulator: windows of `width` cycles from cycle 0.
+pub struct SeriesAcc {
+    pub width: u64,
+    /// Per window: phits delivered (by tail time), packets generated, latency sum and count of
+    /// the packets generated in the window, misrouted among those.
+    pub delivered_phits: Vec<u64>,
+    pub generated: Vec<u64>,
+    pub lat_sum: Vec<u64>,
+    pub lat_count: Vec<u64>,
+    pub misrouted: Vec<u64>,
+}
+
+impl SeriesAcc {
+    fn slot(v: &mut Vec<u64>, i: usize) -> &mut u64 {
+        if v.len() <= i {
+            v.resize(i + 1, 0);
+        }
+        &mut v[i]
+    }
+}
+
+impl Collector {
+    pub fn new(
+        window_start: u64,
+        window_end: u64,
+        routers: usize,
+        series_window: u64,
+    ) -> Collector {
+        Collector {
+            window_start,
+            window_end,
+            latency: Histogram::new(3).expect("valid sigfig"),
+            net_latency: Histogram::new(3).expect("valid sigfig"),
+            latency_sum: 0,
+            net_latency_sum: 0,
+            delivered_in_window: 0,
+            phits_in_window: 0,
+            misrouted_in_window: 0,
+            hops_sum: 0,
+            hops: [0; HOP_BUCKETS],
+            generated_in_window: 0,
+            injected_per_router: vec![0; routers],
+            accepted_per_router: vec![0; routers],
+            series: (series_window > 0).then(|| SeriesAcc {
+                width: series_window,
+                delivered_phits: Vec::new(),
+                generated: Vec::new(),
+                lat_sum: Vec::new(),
+                lat_count: Vec::new(),
+                misrouted: Vec::new(),
+            }),
+        }
+    }
+
+    #[inline]
+    pub fn in_window(&self, t: u64) -> bool {
+        t >= self.window_start && t < self.window_end
+    }
+
+    #[inline]
+    pub fn on_generate(&mut self, t: u64) {
+        if self.in_window(t) {
+            self.generated_in_window += 1;
+        }
+        if let Some(s) = &mut self.series {
+            *SeriesAcc::slot(&mut s.generated, (t / s.width) as usize) += 1;
+        }
+    }
+
+    #[inline]
+    pub fn on_inject(&mut self, t: u64, router: usize) {
+        if self.in_window(t) {
+            self.injected_per_router[router] += 1;
+        }
+    }
+
+    /// A packet's tail reaches its destination at `tail`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn on_deliver(
+        &mut self,
+        tail: u64,
+        gen: u64,
+        inject: u64,
+        len: u64,
+        hops: usize,
+        misrouted: bool,
+        dst_router: usize,
+    ) {
+        if let Some(s) = &mut self.series {
+            *SeriesAcc::slot(&mut s.delivered_phits, (tail / s.width) as usize) += len;
+            let gw = (gen / s.width) as usize;
+            *SeriesAcc::slot(&mut s.lat_sum, gw) += tail - gen;
+            *SeriesAcc::slot(&mut s.lat_count, gw) += 1;
+            *SeriesAcc::slot(&mut s.misrouted, gw) += misrouted as u64;
+        }
+        if !self.in_window(tail) {
+            return;
+        }
+        let lat = tail - gen;
+        let net = tail - inject;
+        self.latency.saturating_record(lat);
+        self.net_latency.saturating_record(net);
+        self.latency_sum += lat as u128;
+        self.net_latency_sum += net as u128;
+        self.delivered_in_window += 1;
+        self.phits_in_window += len;
+        self.misrouted_in_window += misrouted as u64;
+        self.hops_sum += hops as u64;
+        self.hops[hops.min(HOP_BUCKETS - 1)] += 1;
+        self.accepted_per_router[dst_router] += len;
+    }
+}

@@ -1,0 +1,227 @@
+//! The result of a run (`result.json`), and the aggregation of repetitions.
+
+use serde::{Deserialize, Serialize};
+
+/// Mean and percentiles of a latency distribution, in cycles.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Dist {
+    pub mean: f64,
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// Spread of a per-entity quantity (routers, groups): min, max, mean and Jain's index.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fairness {
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+    pub jain: f64,
+}
+
+impl Fairness {
+    pub fn of(values: &[f64]) -> Fairness {
+        if values.is_empty() {
+            return Fairness::default();
+        }
+        let n = values.len() as f64;
+        let sum: f64 = values.iter().sum();
+        let sq: f64 = values.iter().map(|v| v * v).sum();
+        Fairness {
+            min: values.iter().cloned().fold(f64::INFINITY, f64::min),
+            max: values.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+            mean: sum / n,
+            jain: if sq > 0.0 { sum * sum / (n * sq) } else { 1.0 },
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Packets {
+    /// Packets created by the sources over the whole run.
+    pub generated: u64,
+    /// Packets whose tail reached the destination over the whole run.
+    pub delivered: u64,
+    /// Generated and not yet delivered at the end (queues, buffers, links).
+    pub in_flight: u64,
+    /// Generation attempts refused because the injection queue was full (not counted as
+    /// generated).
+    pub refused_at_source: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Hops {
+    pub mean: f64,
+    pub max: u64,
+    /// `histogram[k]` = packets delivered in the window after k router-to-router hops (the
+    /// last bucket collects longer paths).
+    pub histogram: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PerEntity {
+    /// Packets injected (left the injection queue) in the window.
+    pub injected: Fairness,
+    /// Phits accepted in the window.
+    pub accepted: Fairness,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    /// First cycle of the window.
+    pub cycle: u64,
+    /// Phits delivered in the window per node per cycle.
+    pub accepted_load: f64,
+    /// Packets generated in the window per node per cycle, times packet length (phits).
+    pub generated_load: f64,
+    /// Mean latency of the packets generated in the window (NaN-free: 0 when none).
+    pub latency_mean: f64,
+    pub latency_samples: u64,
+    pub misrouted_fraction: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    pub window_cycles: u64,
+    pub points: Vec<SeriesPoint>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Burst {
+    pub packets_per_node: u64,
+    /// Cycles from the start until the last packet's tail was received.
+    pub consumption_cycles: u64,
+}
+
+/// Everything a run reports. `wall_seconds` and `cycles_per_second` are the only fields that
+/// depend on the machine; the rest is a pure function of the configuration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    pub topology: String,
+    pub routing: String,
+    pub pattern: String,
+    pub seed: u64,
+    pub nodes: u64,
+    pub offered_load: f64,
+    /// Load actually generated in the window (lower than offered when queues refuse).
+    pub generated_load: f64,
+    pub accepted_load: f64,
+    pub latency: Dist,
+    pub network_latency: Dist,
+    pub hops: Hops,
+    pub misrouted_fraction: f64,
+    pub packets: Packets,
+    pub per_router: PerEntity,
+    pub per_group: PerEntity,
+    /// Packets injected in the window by each router (for fairness plots).
+    pub injected_per_router: Vec<u64>,
+    pub burst: Option<Burst>,
+    pub series: Option<Series>,
+    pub cycles: u64,
+    pub packet_hops: u64,
+    pub wall_seconds: f64,
+    pub cycles_per_second: f64,
+    pub packet_hops_per_second: f64,
+}
+
+/// Mean and 95% confidence half-width (Student t) of one metric over repetitions.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    pub mean: f64,
+    pub ci95: f64,
+}
+
+impl Estimate {
+    pub fn of(values: &[f64]) -> Estimate {
+        let n = values.len();
+        if n == 0 {
+            return Estimate::default();
+        }
+        let mean = values.iter().sum::<f64>() / n as f64;
+        if n < 2 {
+            return Estimate { mean, ci95: 0.0 };
+        }
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        Estimate {
+            mean,
+            ci95: t95(n - 1) * (var / n as f64).sqrt(),
+        }
+    }
+}
+
+/// Two-sided 95% Student t quantile for `df` degrees of freedom.
+fn t95(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    if df == 0 {
+        f64::NAN
+    } else if df <= 30 {
+        T[df - 1]
+    } else {
+        1.96 + 2.4 / df as f64
+    }
+}
+
+/// Repetitions of one configuration over seeds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Repeated {
+    pub repetitions: usize,
+    pub offered_load: f64,
+    pub accepted_load: Estimate,
+    pub latency_mean: Estimate,
+    pub latency_p99: Estimate,
+    pub network_latency_mean: Estimate,
+    pub hops_mean: Estimate,
+    pub misrouted_fraction: Estimate,
+    pub burst_consumption_cycles: Option<Estimate>,
+    pub runs: Vec<RunResult>,
+}
+
+impl Repeated {
+    pub fn of(runs: Vec<RunResult>) -> Repeated {
+        let pick =
+            |f: &dyn Fn(&RunResult) -> f64| Estimate::of(&runs.iter().map(f).collect::<Vec<_>>());
+        Repeated {
+            repetitions: runs.len(),
+            offered_load: runs.first().map(|r| r.offered_load).unwrap_or_default(),
+            accepted_load: pick(&|r| r.accepted_load),
+            latency_mean: pick(&|r| r.latency.mean),
+            latency_p99: pick(&|r| r.latency.p99),
+            network_latency_mean: pick(&|r| r.network_latency.mean),
+            hops_mean: pick(&|r| r.hops.mean),
+            misrouted_fraction: pick(&|r| r.misrouted_fraction),
+            burst_consumption_cycles: runs.iter().all(|r| r.burst.is_some()).then(|| {
+                pick(&|r| {
+                    r.burst
+                        .as_ref()
+                        .map(|b| b.consumption_cycles as f64)
+                        .unwrap_or(0.0)
+                })
+            }),
+            runs,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_bounds() {
+        assert!((Fairness::of(&[1.0, 1.0, 1.0]).jain - 1.0).abs() < 1e-12);
+        assert!((Fairness::of(&[1.0, 0.0, 0.0, 0.0]).jain - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn confidence_interval_matches_hand_computation() {
+        let e = Estimate::of(&[1.0, 2.0, 3.0]);
+        assert!((e.mean - 2.0).abs() < 1e-12);
+        // s = 1, n = 3, t = 4.303 -> 4.303 / sqrt(3)
+        assert!((e.ci95 - 4.303 / 3f64.sqrt()).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,99 @@
+//! Topologies. A [`Topology`] describes its wiring once, as a [`Network`]: flat tables of
+//! routers, ports and links that the engine simulates without knowing the topology. Routing
+//! algorithms that need the structure (groups, levels) keep a reference to the concrete
+//! topology type instead. Fat trees, MINs and graphs read from a file implement the same trait.
+
+pub mod dragonfly;
+
+pub use dragonfly::Dragonfly;
+
+/// What a port connects to; decides buffer size, VC count and latency class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PortClass {
+    /// Attached to a terminal: input = injection queue, output = ejection.
+    Terminal,
+    /// Link between routers of the same group.
+    Local,
+    /// Link between groups.
+    Global,
+    /// Not wired (e.g. spare global ports when there are fewer than a*h+1 groups).
+    Unused,
+}
+
+/// One port of one router. For `Terminal` ports, `peer` is the terminal (node) id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PortInfo {
+    pub class: PortClass,
+    pub peer: u32,
+    pub peer_port: u16,
+    /// Cycles from the first phit leaving this output to its arrival at the peer.
+    pub latency: u32,
+}
+
+/// The wiring of a whole network as the engine sees it.
+#[derive(Debug, Clone)]
+pub struct Network {
+    /// `port_base[r]..port_base[r+1]` are router r's ports in `ports`.
+    pub port_base: Vec<u32>,
+    pub ports: Vec<PortInfo>,
+    /// For every terminal, the router and port it attaches to.
+    pub attach: Vec<(u32, u16)>,
+}
+
+impl Network {
+    pub fn num_routers(&self) -> usize {
+        self.port_base.len() - 1
+    }
+    pub fn num_terminals(&self) -> usize {
+        self.attach.len()
+    }
+    pub fn radix(&self, router: usize) -> usize {
+        (self.port_base[router + 1] - self.port_base[router]) as usize
+    }
+    pub fn port(&self, router: usize, port: usize) -> &PortInfo {
+        &self.ports[self.port_base[router] as usize + port]
+    }
+
+    /// Check that every link is symmetric and every terminal attaches where it says. A
+    /// topology that fails this is a bug in the topology, not a user error.
+    pub fn check_wiring(&self) -> Result<(), String> {
+        for r in 0..self.num_routers() {
+            for p in 0..self.radix(r) {
+                let info = self.port(r, p);
+                match info.class {
+                    PortClass::Local | PortClass::Global => {
+                        let peer = self.port(info.peer as usize, info.peer_port as usize);
+                        if peer.peer as usize != r
+                            || peer.peer_port as usize != p
+                            || peer.class != info.class
+                        {
+                            return Err(format!(
+                                "router {r} port {p} -> router {} port {} is not symmetric",
+                                info.peer, info.peer_port
+                            ));
+                        }
+                    }
+                    PortClass::Terminal => {
+                        if self.attach[info.peer as usize] != (r as u32, p as u16) {
+                            return Err(format!(
+                                "terminal {} attach mismatch at router {r} port {p}",
+                                info.peer
+                            ));
+                        }
+                    }
+                    PortClass::Unused => {}
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A network topology.
+pub trait Topology {
+    /// Short human-readable description, e.g. "dragonfly p=6 a=12 h=6 g=73".
+    fn describe(&self) -> String;
+    /// Build the wiring tables.
+    fn network(&self) -> Network;
+}

@@ -1,0 +1,92 @@
+//! Synthetic workloads: destination patterns ([`pattern`]) and when packets are generated
+//! ([`Injection`]): Bernoulli per node at a given load, bursts of N packets per node, and a
+//! transient change of pattern/load at a given cycle.
+
+pub mod pattern;
+
+pub use pattern::Pattern;
+
+use crate::config::{Config, TrafficConfig};
+use crate::rng::Rng;
+
+/// Injection process of the run.
+#[derive(Debug, Clone)]
+pub enum Injection {
+    /// Bernoulli: a packet per node per cycle with probability load / packet_length.
+    Bernoulli { load: f64 },
+    /// Each node sends `packets` packets as fast as its injection queue allows.
+    Burst { packets: u64 },
+}
+
+/// Pattern and load before and after an optional change.
+pub struct Workload {
+    pub pattern: Pattern,
+    pub injection: Injection,
+    pub change: Option<(u64, Pattern, Injection)>,
+}
+
+impl Workload {
+    pub fn new(
+        cfg: &Config,
+        nodes_per_router: usize,
+        routers_per_group: usize,
+        groups: usize,
+        rng: &mut Rng,
+    ) -> Workload {
+        let t: &TrafficConfig = &cfg.traffic;
+        let shape = pattern::Shape {
+            p: nodes_per_router,
+            a: routers_per_group,
+            g: groups,
+        };
+        let pattern = Pattern::new(
+            shape,
+            t.pattern,
+            t.offset,
+            &t.mix,
+            t.hot_nodes,
+            t.hot_fraction,
+            rng,
+        );
+        let injection = if t.burst_packets > 0 {
+            Injection::Burst {
+                packets: t.burst_packets,
+            }
+        } else {
+            Injection::Bernoulli { load: t.load }
+        };
+        let change = t.change.as_ref().map(|ch| {
+            let pattern = if !ch.mix.is_empty() {
+                Pattern::new(
+                    shape,
+                    t.pattern,
+                    t.offset,
+                    &ch.mix,
+                    t.hot_nodes,
+                    t.hot_fraction,
+                    rng,
+                )
+            } else if ch.pattern.is_some() || ch.offset.is_some() {
+                let (kind, off) = (
+                    ch.pattern.unwrap_or(t.pattern),
+                    ch.offset.unwrap_or(t.offset),
+                );
+                Pattern::new(shape, kind, off, &[], t.hot_nodes, t.hot_fraction, rng)
+            } else {
+                pattern.clone()
+            };
+            (
+                ch.at_cycle,
+                pattern,
+                Injection::Bernoulli {
+                    load: ch.load.unwrap_or(t.load),
+                },
+            )
+        });
+        Workload {
+            pattern,
+            injection,
+            change,
+        }
+    }
+}
