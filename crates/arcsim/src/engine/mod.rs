@@ -141,6 +141,8 @@ pub struct Simulation<R: Routing> {
     pub(crate) port_pkts: Vec<u32>,
     pub(crate) rr_out: Vec<u8>,
     pub(crate) rr_in: Vec<u8>,
+    /// Bumped at every credit return to the port: heads sleeping on it wake up.
+    pub(crate) credit_epoch: Vec<u32>,
     pub(crate) port_router: Vec<u32>,
     // Per VC (vc_base[gp] + v): input FIFO, upstream credit view, LRS stamp.
     pub(crate) fifos: Fifos,
@@ -178,6 +180,8 @@ pub struct Simulation<R: Routing> {
     pattern_name: String,
     group_size: usize,
     pub(crate) cands: Candidates,
+    pub(crate) req_scratch: [crate::router::allocator::Request; crate::router::MAX_RADIX],
+    pub(crate) out_req_scratch: [u64; crate::router::MAX_RADIX],
 }
 
 impl<R: Routing> Simulation<R> {
@@ -252,6 +256,7 @@ impl<R: Routing> Simulation<R> {
             port_pkts: vec![0; ports],
             rr_out: vec![0; ports],
             rr_in: vec![0; ports],
+            credit_epoch: vec![0; ports],
             port_router,
             fifos,
             out_vcs,
@@ -286,6 +291,8 @@ impl<R: Routing> Simulation<R> {
             pattern_name,
             group_size: a,
             cands: Candidates::default(),
+            req_scratch: [crate::router::allocator::Request::EMPTY; crate::router::MAX_RADIX],
+            out_req_scratch: [0; crate::router::MAX_RADIX],
             net,
         }
     }
@@ -368,6 +375,7 @@ impl<R: Routing> Simulation<R> {
         self.active[r / 64] |= 1u64 << (r % 64);
     }
 
+    #[inline(never)]
     fn process_events(&mut self) {
         let mut evs = std::mem::take(&mut self.scratch);
         self.wheel.take(self.now, &mut evs);
@@ -378,13 +386,17 @@ impl<R: Routing> Simulation<R> {
                     self.enqueue(vc, pkt);
                 }
                 Event::CreditDrain { vc, len } => {
-                    self.out_vcs[vc as usize].start_drain(self.now, len)
+                    self.out_vcs[vc as usize].start_drain(self.now, len);
+                    // Wake heads sleeping on this output's credits.
+                    let gp = self.vc_port[vc as usize] as usize;
+                    self.credit_epoch[gp] = self.credit_epoch[gp].wrapping_add(1);
                 }
             }
         }
         self.scratch = evs;
     }
 
+    #[inline(never)]
     fn generate(&mut self) {
         let Injection::Bernoulli { load } = self.injection else {
             return;
@@ -430,7 +442,7 @@ impl<R: Routing> Simulation<R> {
     }
 
     /// Called by the allocator for every grant.
-    #[inline]
+    #[inline(never)]
     pub(crate) fn grant(
         &mut self,
         r: usize,
@@ -444,6 +456,7 @@ impl<R: Routing> Simulation<R> {
         let (gi, go) = (base + in_port, base + cand.port as usize);
         let vci = self.vc_base[gi] as usize + in_vc;
         let id = self.fifos.pop(vci as u32);
+        self.fifos.vcs[vci].wake();
         self.port_pkts[gi] -= 1;
         if self.port_pkts[gi] == 0 {
             self.nonempty[r] &= !(1u64 << in_port);

@@ -11,7 +11,7 @@ use super::arbiter::{pick_min_key, pick_round_robin};
 use crate::config::{ArbiterKind, VcSelection};
 use crate::engine::Simulation;
 use crate::rng::Rng;
-use crate::router::buffers::OutVc;
+use crate::router::buffers::{OutVc, NO_PORT};
 use crate::routing::{Candidate, RouteCtx, Routing};
 use crate::topology::PortClass;
 
@@ -22,6 +22,21 @@ pub(crate) struct Request {
     out_vc: u8,
     cand: Candidate,
     age: u64,
+}
+
+impl Request {
+    pub(crate) const EMPTY: Request = Request {
+        vc: 0,
+        out_vc: 0,
+        cand: Candidate {
+            port: 0,
+            vc_lo: 0,
+            vc_hi: 0,
+            kind: crate::routing::HopKind::Minimal,
+            tag: 0,
+        },
+        age: 0,
+    };
 }
 
 /// Choose the output VC in `[lo, hi]` with room for `len` phits, by policy.
@@ -63,6 +78,7 @@ pub(crate) fn select_vc(
 }
 
 impl<R: Routing> Simulation<R> {
+    #[inline(never)]
     pub(crate) fn allocate(&mut self, r: usize) {
         let now = self.now;
         let base = self.net.port_base[r] as usize;
@@ -81,26 +97,35 @@ impl<R: Routing> Simulation<R> {
             if inputs == 0 {
                 break;
             }
-            let mut requests = [None::<Request>; crate::router::MAX_RADIX];
-            let mut out_req = [0u64; crate::router::MAX_RADIX];
+            // Scratch arrays live in the simulation: only the entries of this iteration's
+            // requesters are written and read, so nothing is cleared per router.
             let mut any_out = 0u64;
+            let mut requested = 0u64;
             let mut m = inputs;
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
                 if let Some(req) = self.input_request(r, base, i, out_done) {
-                    requests[i] = Some(req);
-                    out_req[req.cand.port as usize] |= 1u64 << i;
-                    any_out |= 1u64 << req.cand.port;
+                    self.req_scratch[i] = req;
+                    let o = req.cand.port as usize;
+                    if any_out & (1u64 << o) == 0 {
+                        self.out_req_scratch[o] = 0;
+                    }
+                    self.out_req_scratch[o] |= 1u64 << i;
+                    any_out |= 1u64 << o;
+                    requested |= 1u64 << i;
                 }
             }
+            // An input without a request cannot get one later in this cycle: outputs only
+            // become taken. Only the losers try again.
+            inputs = requested;
             if any_out == 0 {
                 break;
             }
             while any_out != 0 {
                 let o = any_out.trailing_zeros() as usize;
                 any_out &= any_out - 1;
-                let mask = out_req[o];
+                let mask = self.out_req_scratch[o];
                 let go = base + o;
                 let winner = match self.arbiter {
                     ArbiterKind::Lrs => {
@@ -109,11 +134,12 @@ impl<R: Routing> Simulation<R> {
                         pick_min_key(mask, |i| stamps[lb + i])
                     }
                     ArbiterKind::Age => {
-                        pick_min_key(mask, |i| requests[i].map_or(u64::MAX, |q| q.age))
+                        let reqs = &self.req_scratch;
+                        pick_min_key(mask, |i| reqs[i].age)
                     }
                     ArbiterKind::RoundRobin => pick_round_robin(mask, self.rr_out[go] as usize),
                 };
-                let req = requests[winner].expect("winner requested");
+                let req = self.req_scratch[winner];
                 let lb = self.lrs_base[r] as usize + o * radix;
                 self.out_lrs[lb + winner] = now + 1;
                 self.rr_out[go] = ((winner + 1) % radix) as u8;
@@ -127,8 +153,9 @@ impl<R: Routing> Simulation<R> {
         }
     }
 
-    /// The request of input port `i` this iteration: among its VCs whose head has arrived and
-    /// can go somewhere, the one the input arbiter prefers.
+    /// The request of input port `i` this iteration: among its VCs whose head can go
+    /// somewhere, the one the input arbiter prefers. A head that cannot go anywhere is put to
+    /// sleep until its outcome can change (see [`InVc`](crate::router::buffers::InVc)).
     fn input_request(&mut self, r: usize, base: usize, i: usize, out_done: u64) -> Option<Request> {
         let now = self.now;
         let gi = base + i;
@@ -137,13 +164,22 @@ impl<R: Routing> Simulation<R> {
         let in_class = self.net.ports[gi].class;
         let mut best: Option<(u64, Request)> = None;
         for v in 0..nv {
-            let Some(head) = self.fifos.front((vb + v) as u32) else {
-                continue;
-            };
-            let pkt = self.pool.get_mut(head);
-            if pkt.arrival > now {
+            let f = self.fifos.vcs[vb + v];
+            if f.len == 0 {
                 continue;
             }
+            if now < f.sleep_until
+                && (f.sleep_port == NO_PORT
+                    || self.credit_epoch[base + f.sleep_port as usize] == f.sleep_epoch)
+            {
+                continue;
+            }
+            let head = self.fifos.slots[(f.base + f.head as u32) as usize];
+            let pkt = self.pool.get_mut(head);
+            debug_assert!(
+                pkt.arrival <= now,
+                "packets enter a FIFO when their head arrives"
+            );
             let len = pkt.len as u32;
             let age = pkt.gen_time;
             self.cands.clear();
@@ -161,20 +197,29 @@ impl<R: Routing> Simulation<R> {
             };
             self.routing.route(&mut ctx, pkt, &mut self.cands);
             let mut found = None;
+            // Earliest cycle any candidate could succeed without new credit returns, and the
+            // single port whose credit returns could make it sooner.
+            let mut wake = u64::MAX;
+            let mut watch = NO_PORT;
+            let mut watch_many = false;
             for c in self.cands.as_slice() {
                 let o = c.port as usize;
-                if out_done & (1u64 << o) != 0 || self.out_busy[base + o] > now {
+                let go = base + o;
+                if out_done & (1u64 << o) != 0 || self.out_busy[go] > now {
+                    wake = wake.min(self.out_busy[go].max(now + 1));
                     continue;
                 }
-                let go = base + o;
-                let w = if self.net.ports[go].class == PortClass::Terminal {
+                let terminal = self.net.ports[go].class == PortClass::Terminal;
+                let hi = c.vc_hi.min(self.vc_count[go].saturating_sub(1));
+                let vbase = self.vc_base[go] as usize;
+                let w = if terminal {
                     Some(0)
                 } else {
                     select_vc(
                         &self.out_vcs,
-                        self.vc_base[go] as usize,
+                        vbase,
                         c.vc_lo,
-                        c.vc_hi.min(self.vc_count[go].saturating_sub(1)),
+                        hi,
                         len,
                         now,
                         self.vc_selection,
@@ -190,8 +235,28 @@ impl<R: Routing> Simulation<R> {
                     });
                     break;
                 }
+                for vv in c.vc_lo..=hi {
+                    wake = wake.min(self.out_vcs[vbase + vv as usize].ready_at(len).max(now + 1));
+                }
+                if watch == NO_PORT || watch == c.port {
+                    watch = c.port;
+                } else {
+                    watch_many = true;
+                }
             }
-            let Some(req) = found else { continue };
+            let Some(req) = found else {
+                let fv = &mut self.fifos.vcs[vb + v];
+                if self.routing.state_dependent() || watch_many {
+                    fv.wake();
+                } else {
+                    fv.sleep_until = wake;
+                    fv.sleep_port = watch;
+                    if watch != NO_PORT {
+                        fv.sleep_epoch = self.credit_epoch[base + watch as usize];
+                    }
+                }
+                continue;
+            };
             let key = match self.arbiter {
                 ArbiterKind::Lrs => self.in_last[vb + v],
                 ArbiterKind::Age => age,

@@ -1,12 +1,31 @@
 //! Input VC FIFOs and output VC credit counters, stored flat for the whole network.
 
 /// Fixed-capacity FIFO of packet ids for one input VC; slots live in a shared array.
+///
+/// The `sleep_*` fields let the allocator skip a blocked head packet until its outcome can
+/// change: until cycle `sleep_until`, unless a credit returns to output port `sleep_port`
+/// (seen as a change of that port's credit epoch from `sleep_epoch`).
 #[derive(Debug, Clone, Copy)]
 pub struct InVc {
     pub base: u32,
     pub cap: u16,
     pub head: u16,
     pub len: u16,
+    pub sleep_port: u16,
+    pub sleep_epoch: u32,
+    pub sleep_until: u64,
+}
+
+/// `sleep_port` value meaning "no port watched".
+pub const NO_PORT: u16 = u16::MAX;
+
+impl InVc {
+    /// Forget any sleep (the head changed).
+    #[inline]
+    pub fn wake(&mut self) {
+        self.sleep_until = 0;
+        self.sleep_port = NO_PORT;
+    }
 }
 
 /// Upstream view of one downstream input VC.
@@ -42,6 +61,20 @@ impl OutVc {
             0
         };
         (self.settled + ramp as i64) as u32
+    }
+
+    /// Earliest cycle at which `credits` reaches `len` if no further credit returns arrive
+    /// (u64::MAX when only a future return can provide them).
+    #[inline]
+    pub fn ready_at(&self, len: u32) -> u64 {
+        let need = len as i64 - self.settled;
+        if need <= 0 {
+            return 0;
+        }
+        if need > self.drain_len as i64 {
+            return u64::MAX;
+        }
+        self.drain_start + need as u64 - 1
     }
 
     /// Phits the upstream router believes are in (or on their way to) the downstream buffer.
@@ -82,6 +115,9 @@ impl Fifos {
             cap,
             head: 0,
             len: 0,
+            sleep_port: NO_PORT,
+            sleep_epoch: 0,
+            sleep_until: 0,
         });
         (self.vcs.len() - 1) as u32
     }
@@ -145,6 +181,8 @@ mod tests {
         assert_eq!(o.credits(100), 17);
         assert_eq!(o.credits(107), 24);
         assert_eq!(o.credits(500), 24);
+        assert_eq!(o.ready_at(20), 103);
+        assert_eq!(o.ready_at(25), u64::MAX);
         o.start_drain(108, 8);
         assert_eq!(o.credits(108), 25);
         assert_eq!(o.credits(200), 32);

@@ -147,6 +147,12 @@ pub trait Routing {
     /// The allocator granted `cand` to `pkt` (called once per hop, before the hop counters
     /// are updated).
     fn commit(&self, _pkt: &mut Packet, _router: usize, _cand: &Candidate) {}
+    /// Whether the candidates of an already-routed packet depend on router state (credits,
+    /// busy outputs). Such algorithms are re-asked every cycle; others let a blocked packet
+    /// sleep until one of its candidates can become available.
+    fn state_dependent(&self) -> bool {
+        false
+    }
 }
 
 /// VCs per link class the configured routing needs.

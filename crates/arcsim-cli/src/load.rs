@@ -1,0 +1,55 @@
+//! Loading a configuration: file or embedded default, then `--set` overrides, then validation.
+
+use anyhow::Result;
+use arcsim::config::{apply_override, Config, DEFAULT_TOML};
+use arcsim::ConfigError;
+use std::path::Path;
+
+/// The TOML tree of a file (or of the embedded default when `path` is None).
+pub fn load_tree(path: Option<&Path>) -> Result<toml::Value, ConfigError> {
+    let text = match path {
+        Some(p) => std::fs::read_to_string(p).map_err(|e| ConfigError::Io {
+            path: p.display().to_string(),
+            message: e.to_string(),
+        })?,
+        None => DEFAULT_TOML.to_string(),
+    };
+    // A file is read on top of the embedded default, so it only needs the keys it changes.
+    let mut base: toml::Value = toml::from_str(DEFAULT_TOML).expect("embedded default parses");
+    let over: toml::Value = toml::from_str(&text).map_err(|e| match path {
+        Some(p) => ConfigError::Syntax(format!("{}: {e}", p.display())),
+        None => ConfigError::Syntax(e.to_string()),
+    })?;
+    merge(&mut base, over);
+    Ok(base)
+}
+
+fn merge(base: &mut toml::Value, over: toml::Value) {
+    match (base, over) {
+        (toml::Value::Table(b), toml::Value::Table(o)) => {
+            for (k, v) in o {
+                match b.get_mut(&k) {
+                    Some(slot) if slot.is_table() && v.is_table() => merge(slot, v),
+                    _ => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (b, o) => *b = o,
+    }
+}
+
+/// Apply overrides, deserialise and validate.
+pub fn finish(mut tree: toml::Value, sets: &[String]) -> Result<Config, ConfigError> {
+    for s in sets {
+        apply_override(&mut tree, s)?;
+    }
+    let cfg = Config::from_value(tree)?;
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Config> {
+    Ok(finish(load_tree(path)?, sets)?)
+}

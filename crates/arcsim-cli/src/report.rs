@@ -1,0 +1,210 @@
+//! `arcsim run`: one simulation, a printed summary, result.json and plots.
+
+use crate::load::load;
+use crate::plot::{bar_plot, line_plot, Bar, Curve, PlotSpec, Point};
+use anyhow::{Context, Result};
+use arcsim::stats::summary::Repeated;
+use arcsim::RunResult;
+use serde::Serialize;
+use std::path::Path;
+
+/// result.json: the run with `simulation.seed`, plus the aggregate when repeated.
+#[derive(Serialize)]
+struct RunFile<'a> {
+    #[serde(flatten)]
+    run: &'a RunResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repeated: Option<RepeatedSummary<'a>>,
+}
+
+#[derive(Serialize)]
+struct RepeatedSummary<'a> {
+    repetitions: usize,
+    accepted_load: &'a arcsim::stats::summary::Estimate,
+    latency_mean: &'a arcsim::stats::summary::Estimate,
+    latency_p99: &'a arcsim::stats::summary::Estimate,
+    network_latency_mean: &'a arcsim::stats::summary::Estimate,
+    hops_mean: &'a arcsim::stats::summary::Estimate,
+    misrouted_fraction: &'a arcsim::stats::summary::Estimate,
+    burst_consumption_cycles: &'a Option<arcsim::stats::summary::Estimate>,
+}
+
+pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result<()> {
+    let mut cfg = load(config, sets)?;
+    // A run always gets a time series so the plot shows warm-up and steady state.
+    if cfg.simulation.series_window == 0 {
+        let total = cfg.simulation.warmup_cycles + cfg.simulation.measure_cycles;
+        cfg.simulation.series_window = (total / 60).max(10);
+    }
+    eprintln!(
+        "arcsim: {} | routing {} | load {} | {} + {} cycles | seed {}{}",
+        arcsim::topology::Topology::describe(&arcsim::topology::Dragonfly::new(&cfg.topology)),
+        cfg.routing.algorithm.name(),
+        cfg.traffic.load,
+        cfg.simulation.warmup_cycles,
+        cfg.simulation.measure_cycles,
+        cfg.simulation.seed,
+        if cfg.simulation.repetitions > 1 {
+            format!(" (x{} seeds)", cfg.simulation.repetitions)
+        } else {
+            String::new()
+        }
+    );
+    let rep = arcsim::run_repeated(&cfg)?;
+    let first = &rep.runs[0];
+    print_summary(first);
+    if rep.repetitions > 1 {
+        println!(
+            "over {} seeds: accepted {:.4} ± {:.4}, latency {:.1} ± {:.1} cycles (95% CI)",
+            rep.repetitions,
+            rep.accepted_load.mean,
+            rep.accepted_load.ci95,
+            rep.latency_mean.mean,
+            rep.latency_mean.ci95
+        );
+    }
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("creating output directory {}", out.display()))?;
+    let file = RunFile {
+        run: first,
+        repeated: (rep.repetitions > 1).then(|| summary_of(&rep)),
+    };
+    let path = out.join("result.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&file)?)
+        .with_context(|| format!("writing {}", path.display()))?;
+    std::fs::write(out.join("config.toml"), cfg.to_toml_string()).context("writing config.toml")?;
+    plot_run(first, out)?;
+    println!(
+        "wrote {} and plots series.{{svg,png}}, hops.{{svg,png}}",
+        path.display()
+    );
+    Ok(())
+}
+
+fn summary_of(rep: &Repeated) -> RepeatedSummary<'_> {
+    RepeatedSummary {
+        repetitions: rep.repetitions,
+        accepted_load: &rep.accepted_load,
+        latency_mean: &rep.latency_mean,
+        latency_p99: &rep.latency_p99,
+        network_latency_mean: &rep.network_latency_mean,
+        hops_mean: &rep.hops_mean,
+        misrouted_fraction: &rep.misrouted_fraction,
+        burst_consumption_cycles: &rep.burst_consumption_cycles,
+    }
+}
+
+pub fn print_summary(r: &RunResult) {
+    println!("topology        {}", r.topology);
+    println!(
+        "routing         {}   pattern {}   seed {}",
+        r.routing, r.pattern, r.seed
+    );
+    if let Some(b) = &r.burst {
+        println!(
+            "burst           {} packets/node consumed in {} cycles",
+            b.packets_per_node, b.consumption_cycles
+        );
+    } else {
+        println!(
+            "load            offered {:.4}  generated {:.4}  accepted {:.4}  phits/(node*cycle)",
+            r.offered_load, r.generated_load, r.accepted_load
+        );
+    }
+    println!(
+        "latency         mean {:.1}  p50 {:.0}  p99 {:.0}  max {:.0} cycles (network mean {:.1})",
+        r.latency.mean, r.latency.p50, r.latency.p99, r.latency.max, r.network_latency.mean
+    );
+    println!(
+        "hops            mean {:.3}  max {}   misrouted {:.1}%",
+        r.hops.mean,
+        r.hops.max,
+        100.0 * r.misrouted_fraction
+    );
+    println!(
+        "fairness        injected per router min {:.0} max {:.0} Jain {:.4}; accepted per group Jain {:.4}",
+        r.per_router.injected.min, r.per_router.injected.max, r.per_router.injected.jain, r.per_group.accepted.jain
+    );
+    println!(
+        "packets         generated {}  delivered {}  in flight {}  refused at source {}",
+        r.packets.generated, r.packets.delivered, r.packets.in_flight, r.packets.refused_at_source
+    );
+    println!(
+        "speed           {} cycles in {:.2} s = {:.0} cycles/s, {:.2e} packet-hops/s",
+        r.cycles, r.wall_seconds, r.cycles_per_second, r.packet_hops_per_second
+    );
+}
+
+fn plot_run(r: &RunResult, out: &Path) -> Result<()> {
+    if let Some(s) = &r.series {
+        let curve = |label: &str, f: &dyn Fn(&arcsim::stats::SeriesPoint) -> f64| Curve {
+            label: label.to_string(),
+            points: s
+                .points
+                .iter()
+                .map(|p| Point {
+                    x: p.cycle as f64,
+                    y: f(p),
+                    ci: None,
+                })
+                .collect(),
+        };
+        line_plot(
+            &out.join("series_throughput"),
+            &PlotSpec {
+                title: &format!("{} {} — load over time", r.routing, r.pattern),
+                x_label: "cycle",
+                y_label: "phits/(node·cycle)",
+                log_y: false,
+            },
+            &[
+                curve("accepted", &|p| p.accepted_load),
+                curve("generated", &|p| p.generated_load),
+            ],
+        )?;
+        let lat: Vec<_> = s
+            .points
+            .iter()
+            .filter(|p| p.latency_samples > 0)
+            .map(|p| Point {
+                x: p.cycle as f64,
+                y: p.latency_mean,
+                ci: None,
+            })
+            .collect();
+        line_plot(
+            &out.join("series"),
+            &PlotSpec {
+                title: &format!("{} {} — latency by generation window", r.routing, r.pattern),
+                x_label: "generation cycle",
+                y_label: "mean packet latency (cycles)",
+                log_y: false,
+            },
+            &[Curve {
+                label: "latency".into(),
+                points: lat,
+            }],
+        )?;
+    }
+    let bars: Vec<Bar> = r
+        .hops
+        .histogram
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| Bar {
+            label: k.to_string(),
+            value: n as f64,
+        })
+        .collect();
+    bar_plot(
+        &out.join("hops"),
+        &PlotSpec {
+            title: &format!("{} {} — hop count", r.routing, r.pattern),
+            x_label: "router-to-router hops",
+            y_label: "packets",
+            log_y: false,
+        },
+        &bars,
+    )?;
+    Ok(())
+}

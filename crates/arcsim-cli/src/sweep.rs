@@ -1,0 +1,341 @@
+//! `arcsim sweep`: offered-load sweeps, one curve per combination of `--vary` values, run in
+//! parallel. Every point is an independent simulation with its own seed, and results are
+//! collected in job order, so the output does not depend on the number of threads.
+
+use crate::load::{finish, load_tree};
+use crate::plot::{line_plot, Curve, PlotSpec, Point};
+use anyhow::{bail, Context, Result};
+use arcsim::stats::summary::Repeated;
+use arcsim::{Config, RunResult};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+pub struct SweepArgs {
+    pub config: Option<PathBuf>,
+    pub load: String,
+    pub vary: Vec<String>,
+    pub set: Vec<String>,
+    pub out: PathBuf,
+    pub threads: Option<usize>,
+    pub title: Option<String>,
+}
+
+/// One point of a sweep in the JSON output.
+#[derive(Serialize)]
+pub struct SweepPoint {
+    pub curve: String,
+    pub offered_load: f64,
+    #[serde(flatten)]
+    pub result: Repeated,
+}
+
+/// Parse `START:STOP:STEP` (inclusive, tolerant to rounding).
+pub fn parse_loads(spec: &str) -> Result<Vec<f64>> {
+    let parts: Vec<&str> = spec.split(':').collect();
+    if parts.len() != 3 {
+        bail!("--load {spec}: expected START:STOP:STEP, e.g. 0.05:0.5:0.05");
+    }
+    let num = |s: &str, what: &str| -> Result<f64> {
+        s.trim()
+            .parse::<f64>()
+            .with_context(|| format!("--load {spec}: {what} '{s}' is not a number"))
+    };
+    let (start, stop, step) = (
+        num(parts[0], "START")?,
+        num(parts[1], "STOP")?,
+        num(parts[2], "STEP")?,
+    );
+    if !(step > 0.0) {
+        bail!("--load {spec}: STEP must be positive");
+    }
+    if !(start > 0.0 && stop <= 1.0 && start <= stop) {
+        bail!("--load {spec}: loads must satisfy 0 < START <= STOP <= 1 (phits/(node*cycle))");
+    }
+    let n = ((stop - start) / step + 1e-9).floor() as usize + 1;
+    if n > 1000 {
+        bail!("--load {spec}: {n} points is too many (at most 1000)");
+    }
+    Ok((0..n)
+        .map(|i| ((start + i as f64 * step) * 1e9).round() / 1e9)
+        .collect())
+}
+
+/// Curves: the cartesian product of the `--vary KEY=V1,V2` lists, as (label, assignments).
+pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
+    let mut curves: Vec<(Vec<String>, Vec<String>)> = vec![(Vec::new(), Vec::new())];
+    for v in vary {
+        let (key, values) = v.split_once('=').with_context(|| {
+            format!("--vary {v}: expected KEY=V1,V2,... e.g. routing.algorithm=min,val")
+        })?;
+        let values: Vec<&str> = values
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .collect();
+        if values.is_empty() {
+            bail!("--vary {v}: give at least one value");
+        }
+        let mut next = Vec::new();
+        for (labels, sets) in &curves {
+            for val in &values {
+                let mut l = labels.clone();
+                l.push(if vary.len() == 1 {
+                    val.to_string()
+                } else {
+                    format!("{key}={val}")
+                });
+                let mut s = sets.clone();
+                s.push(format!("{key}={val}"));
+                next.push((l, s));
+            }
+        }
+        curves = next;
+    }
+    Ok(curves
+        .into_iter()
+        .map(|(l, s)| {
+            (
+                if l.is_empty() {
+                    "default".to_string()
+                } else {
+                    l.join(", ")
+                },
+                s,
+            )
+        })
+        .collect())
+}
+
+pub fn sweep_command(args: &SweepArgs) -> Result<()> {
+    let loads = parse_loads(&args.load)?;
+    let curves = parse_curves(&args.vary)?;
+    let tree = load_tree(args.config.as_deref())?;
+    // Build and validate every configuration before running anything.
+    let mut jobs: Vec<(usize, usize, Config)> = Vec::new();
+    let mut reps = 1;
+    for (ci, (_, sets)) in curves.iter().enumerate() {
+        for (li, load) in loads.iter().enumerate() {
+            let mut all = args.set.clone();
+            all.extend(sets.iter().cloned());
+            all.push(format!("traffic.load={load}"));
+            let cfg = finish(tree.clone(), &all)?;
+            reps = cfg.simulation.repetitions as usize;
+            for k in 0..reps {
+                let mut c = cfg.clone();
+                c.simulation.seed = cfg.simulation.seed.wrapping_add(k as u64);
+                c.simulation.repetitions = 1;
+                jobs.push((ci, li, c));
+            }
+        }
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+        .context("starting worker threads")?;
+    let pb = ProgressBar::new(jobs.len() as u64);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} simulations, eta {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let results: Vec<Result<RunResult, arcsim::SimError>> = pool.install(|| {
+        jobs.par_iter()
+            .map(|(_, _, c)| {
+                let r = arcsim::run(c);
+                pb.inc(1);
+                r
+            })
+            .collect()
+    });
+    pb.finish_and_clear();
+    let mut points = Vec::new();
+    let mut iter = results.into_iter();
+    for (ci, (label, _)) in curves.iter().enumerate() {
+        for (li, load) in loads.iter().enumerate() {
+            let mut runs = Vec::with_capacity(reps);
+            for _ in 0..reps {
+                let r = iter.next().expect("one result per job");
+                runs.push(r.with_context(|| format!("curve {label}, load {load}"))?);
+            }
+            debug_assert!(jobs.iter().any(|(c, l, _)| *c == ci && *l == li));
+            points.push(SweepPoint {
+                curve: label.clone(),
+                offered_load: *load,
+                result: Repeated::of(runs),
+            });
+        }
+    }
+    write_outputs(&args.out, &points, args.title.as_deref())?;
+    print_table(&points);
+    println!(
+        "wrote {}/sweep.csv, sweep.json, latency.{{svg,png}}, throughput.{{svg,png}}",
+        args.out.display()
+    );
+    Ok(())
+}
+
+fn print_table(points: &[SweepPoint]) {
+    println!(
+        "{:<24} {:>8} {:>10} {:>10} {:>8} {:>9}",
+        "curve", "offered", "accepted", "latency", "hops", "misroute"
+    );
+    for p in points {
+        println!(
+            "{:<24} {:>8.3} {:>10.4} {:>10.1} {:>8.2} {:>8.1}%",
+            p.curve,
+            p.offered_load,
+            p.result.accepted_load.mean,
+            p.result.latency_mean.mean,
+            p.result.hops_mean.mean,
+            100.0 * p.result.misrouted_fraction.mean
+        );
+    }
+}
+
+pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let csv_path = out.join("sweep.csv");
+    let mut w = csv::Writer::from_path(&csv_path)
+        .with_context(|| format!("writing {}", csv_path.display()))?;
+    w.write_record([
+        "curve",
+        "offered_load",
+        "accepted_load",
+        "accepted_ci95",
+        "latency_mean",
+        "latency_ci95",
+        "latency_p99",
+        "network_latency_mean",
+        "hops_mean",
+        "misrouted_fraction",
+        "burst_consumption_cycles",
+        "generated",
+        "delivered",
+        "in_flight",
+        "repetitions",
+        "wall_seconds",
+    ])?;
+    for p in points {
+        let r = &p.result;
+        let sum = |f: &dyn Fn(&RunResult) -> u64| r.runs.iter().map(f).sum::<u64>().to_string();
+        w.write_record([
+            p.curve.clone(),
+            format!("{}", p.offered_load),
+            format!("{:.6}", r.accepted_load.mean),
+            format!("{:.6}", r.accepted_load.ci95),
+            format!("{:.3}", r.latency_mean.mean),
+            format!("{:.3}", r.latency_mean.ci95),
+            format!("{:.3}", r.latency_p99.mean),
+            format!("{:.3}", r.network_latency_mean.mean),
+            format!("{:.4}", r.hops_mean.mean),
+            format!("{:.6}", r.misrouted_fraction.mean),
+            r.burst_consumption_cycles
+                .as_ref()
+                .map(|e| format!("{:.1}", e.mean))
+                .unwrap_or_default(),
+            sum(&|x| x.packets.generated),
+            sum(&|x| x.packets.delivered),
+            sum(&|x| x.packets.in_flight),
+            r.repetitions.to_string(),
+            format!("{:.3}", r.runs.iter().map(|x| x.wall_seconds).sum::<f64>()),
+        ])?;
+    }
+    w.flush()?;
+    let json_path = out.join("sweep.json");
+    std::fs::write(&json_path, serde_json::to_string_pretty(points)?)
+        .with_context(|| format!("writing {}", json_path.display()))?;
+    plot_sweep(out, points, title)
+}
+
+fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<()> {
+    let mut labels: Vec<&str> = Vec::new();
+    for p in points {
+        if !labels.contains(&p.curve.as_str()) {
+            labels.push(&p.curve);
+        }
+    }
+    let curves = |f: &dyn Fn(&SweepPoint) -> Option<Point>| -> Vec<Curve> {
+        labels
+            .iter()
+            .map(|l| Curve {
+                label: l.to_string(),
+                points: points
+                    .iter()
+                    .filter(|p| p.curve == *l)
+                    .filter_map(f)
+                    .collect(),
+            })
+            .collect()
+    };
+    let t = title.unwrap_or("arcsim sweep");
+    line_plot(
+        &out.join("throughput"),
+        &PlotSpec {
+            title: &format!("{t}: accepted vs offered load"),
+            x_label: "offered load (phits/(node·cycle))",
+            y_label: "accepted load (phits/(node·cycle))",
+            log_y: false,
+        },
+        &curves(&|p| {
+            Some(Point {
+                x: p.offered_load,
+                y: p.result.accepted_load.mean,
+                ci: Some(p.result.accepted_load.ci95),
+            })
+        }),
+    )?;
+    // Latency is drawn up to saturation (accepted within 5% of offered), as in the papers:
+    // past it the latency only measures how long the run was.
+    line_plot(
+        &out.join("latency"),
+        &PlotSpec {
+            title: &format!("{t}: latency below saturation"),
+            x_label: "offered load (phits/(node·cycle))",
+            y_label: "mean packet latency (cycles)",
+            log_y: false,
+        },
+        &curves(&|p| {
+            (p.result.accepted_load.mean >= 0.95 * p.offered_load).then(|| Point {
+                x: p.offered_load,
+                y: p.result.latency_mean.mean,
+                ci: Some(p.result.latency_mean.ci95),
+            })
+        }),
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_are_inclusive_and_rounded() {
+        assert_eq!(parse_loads("0.1:0.3:0.1").unwrap(), vec![0.1, 0.2, 0.3]);
+        assert!(parse_loads("0:0.5:0.1").is_err());
+        assert!(parse_loads("0.1:1.5:0.1").is_err());
+        assert!(parse_loads("0.1:0.5").is_err());
+    }
+
+    #[test]
+    fn curves_are_a_cartesian_product() {
+        let c = parse_curves(&[
+            "routing.algorithm=min,val".into(),
+            "traffic.offset=1,6".into(),
+        ])
+        .unwrap();
+        assert_eq!(c.len(), 4);
+        assert_eq!(
+            c[1].1,
+            vec![
+                "routing.algorithm=min".to_string(),
+                "traffic.offset=6".to_string()
+            ]
+        );
+        assert_eq!(parse_curves(&[]).unwrap()[0].0, "default");
+    }
+}
