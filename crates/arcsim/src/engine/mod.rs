@@ -21,11 +21,10 @@ use crate::routing::{self, vc::VcMap, Candidates, Routing};
 use crate::stats::summary::{Burst, Hops, Packets, PerEntity, Series, SeriesPoint};
 use crate::stats::{Collector, Dist, Fairness, RunResult};
 use crate::topology::{Dragonfly, Network, PortClass, Topology};
+use crate::traffic::calendar::Calendar;
 use crate::traffic::{Injection, Pattern, Workload};
 use events::{Event, TimeWheel};
 use packet::{Packet, PacketPool, RouteState, NO_TIME};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::time::Instant;
 
 /// A running simulation, whatever its routing.
@@ -67,12 +66,12 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
     cfg.validate()?;
     let df = Dragonfly::new(&cfg.topology);
     let needs = routing::vc_needs(cfg.routing.algorithm);
-    let vcs = VcMap {
-        ordered: cfg.routing.ordered_vcs,
-        local_vcs: effective_vcs(cfg.router.vcs_local, needs.local) as u8,
-        global_vcs: effective_vcs(cfg.router.vcs_global, needs.global) as u8,
+    let vcs = VcMap::new(
+        cfg.routing.ordered_vcs,
+        effective_vcs(cfg.router.vcs_local, needs.local) as u8,
+        effective_vcs(cfg.router.vcs_global, needs.global) as u8,
         needs,
-    };
+    );
     Ok(match cfg.routing.algorithm {
         RoutingAlgorithm::Min => Box::new(Simulation::new(
             cfg,
@@ -157,7 +156,8 @@ pub struct Simulation<R: Routing> {
     pub(crate) out_lrs: Vec<u64>,
     pub(crate) wheel: TimeWheel,
     pub(crate) scratch: Vec<Event>,
-    pub(crate) gen_heap: BinaryHeap<Reverse<(u64, u32)>>,
+    pub(crate) calendar: Calendar,
+    due: Vec<u32>,
     pub(crate) pool: PacketPool,
     pattern: Pattern,
     injection: Injection,
@@ -268,7 +268,8 @@ impl<R: Routing> Simulation<R> {
             out_lrs: vec![0; lrs_len],
             wheel: TimeWheel::new(max_lat + len as u64 + 2),
             scratch: Vec::new(),
-            gen_heap: BinaryHeap::with_capacity(nodes),
+            calendar: Calendar::new(12),
+            due: Vec::new(),
             pool: PacketPool::default(),
             pattern: wl.pattern,
             injection: wl.injection,
@@ -315,11 +316,11 @@ impl<R: Routing> Simulation<R> {
     /// (Re)draw every node's next generation time from `now` (the process is memoryless, so
     /// redrawing at a load change is exact).
     fn schedule_all_generation(&mut self, load: f64) {
-        self.gen_heap.clear();
+        self.calendar.clear();
         let prob = load / self.pkt_len as f64;
         for n in 0..self.net.num_terminals() {
             let t = self.now + self.rng.geometric(prob) - 1;
-            self.gen_heap.push(Reverse((t, n as u32)));
+            self.calendar.schedule(self.now, t, n as u32);
         }
     }
 
@@ -347,6 +348,7 @@ impl<R: Routing> Simulation<R> {
         let id = self.pool.alloc(Packet {
             src: n as u32,
             dst: dst as u32,
+            dst_router: self.net.attach[dst].0,
             gen_time: self.now,
             inject_time: NO_TIME,
             arrival: self.now,
@@ -402,15 +404,14 @@ impl<R: Routing> Simulation<R> {
             return;
         };
         let prob = load / self.pkt_len as f64;
-        while let Some(&Reverse((t, n))) = self.gen_heap.peek() {
-            if t > self.now {
-                break;
-            }
-            self.gen_heap.pop();
+        let mut due = std::mem::take(&mut self.due);
+        self.calendar.take(self.now, &mut due);
+        for &n in due.iter() {
             self.try_generate(n as usize);
             let next = self.now + self.rng.geometric(prob);
-            self.gen_heap.push(Reverse((next, n)));
+            self.calendar.schedule(self.now, next, n);
         }
+        self.due = due;
     }
 
     fn apply_change(&mut self) {

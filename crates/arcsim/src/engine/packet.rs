@@ -16,6 +16,8 @@ pub struct RouteState {
 pub struct Packet {
     pub src: u32,
     pub dst: u32,
+    /// Router the destination terminal attaches to (cached: routing needs it at every hop).
+    pub dst_router: u32,
     pub gen_time: u64,
     /// Cycle it left the injection queue (u64::MAX until then).
     pub inject_time: u64,

@@ -142,10 +142,18 @@ impl<R: Routing> Simulation<R> {
                 let req = self.req_scratch[winner];
                 let lb = self.lrs_base[r] as usize + o * radix;
                 self.out_lrs[lb + winner] = now + 1;
-                self.rr_out[go] = ((winner + 1) % radix) as u8;
+                self.rr_out[go] = if winner + 1 == radix {
+                    0
+                } else {
+                    winner as u8 + 1
+                };
                 let gi = base + winner;
                 self.in_last[self.vc_base[gi] as usize + req.vc as usize] = now + 1;
-                self.rr_in[gi] = ((req.vc as usize + 1) % self.vc_count[gi] as usize) as u8;
+                self.rr_in[gi] = if req.vc + 1 == self.vc_count[gi] {
+                    0
+                } else {
+                    req.vc + 1
+                };
                 self.grant(r, winner, req.vc as usize, &req.cand, req.out_vc as usize);
                 inputs &= !(1u64 << winner);
                 out_done |= 1u64 << o;

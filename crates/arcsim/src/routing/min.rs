@@ -14,16 +14,12 @@ pub fn minimal_hop(df: &Dragonfly, router: usize, target: usize) -> Option<(usiz
         return None;
     }
     let (cg, tg) = (df.group_of(router), df.group_of(target));
-    let ci = df.index_in_group(router);
     if cg == tg {
+        let ci = df.index_in_group(router);
         return Some((df.local_port(ci, df.index_in_group(target)), false));
     }
-    let (ri, port) = df.global_link_port(df.global_link_to(cg, tg));
-    if ri == ci {
-        Some((port, true))
-    } else {
-        Some((df.local_port(ci, ri), false))
-    }
+    let port = df.exit_port(router, tg);
+    Some((port, port >= df.first_global_port()))
 }
 
 /// Router-to-router hops of the minimal path.
@@ -96,7 +92,7 @@ impl Routing for MinRouting {
     }
 
     fn route(&self, ctx: &mut RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
-        let dst_router = self.df.router_of_node(pkt.dst as usize);
+        let dst_router = pkt.dst_router as usize;
         if ctx.router == dst_router {
             out.push(ejection(&self.df, pkt));
             return;

@@ -25,7 +25,7 @@ impl Routing for UgalLRouting {
         let df = &self.df;
         if pkt.route.flags & DECIDED == 0 {
             pkt.route.flags |= DECIDED;
-            let dst_router = df.router_of_node(pkt.dst as usize);
+            let dst_router = pkt.dst_router as usize;
             let sg = df.group_of(ctx.router);
             let dg = df.group_of(dst_router);
             // Minimal unless a Valiant path through another group looks less loaded.

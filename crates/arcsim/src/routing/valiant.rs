@@ -51,7 +51,7 @@ impl ValRouting {
         pkt: &mut Packet,
         out: &mut Candidates,
     ) {
-        let dst_router = df.router_of_node(pkt.dst as usize);
+        let dst_router = pkt.dst_router as usize;
         let group = df.group_of(ctx.router);
         if pkt.route.phase == 0 && group == pkt.route.inter as usize {
             pkt.route.phase = 1;
@@ -108,7 +108,7 @@ impl Routing for ValRouting {
         if pkt.route.flags & DECIDED == 0 {
             pkt.route.flags |= DECIDED;
             let sg = self.df.group_of(ctx.router);
-            let dg = self.df.group_of(self.df.router_of_node(pkt.dst as usize));
+            let dg = self.df.group_of(pkt.dst_router as usize);
             match random_other_group(&self.df, ctx.rng, sg, dg) {
                 Some(g) => {
                     pkt.route.inter = g as u32;
@@ -136,7 +136,7 @@ impl Routing for ValAnyRouting {
 
     fn route(&self, ctx: &mut RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
         let df = &self.df;
-        let dst_router = df.router_of_node(pkt.dst as usize);
+        let dst_router = pkt.dst_router as usize;
         if pkt.route.flags & DECIDED == 0 {
             pkt.route.flags |= DECIDED;
             let r = ctx.rng.below(df.num_routers() as u64) as usize;

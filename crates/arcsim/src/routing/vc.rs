@@ -19,9 +19,41 @@ pub struct VcMap {
     pub local_vcs: u8,
     pub global_vcs: u8,
     pub needs: VcNeeds,
+    /// Precomputed `(lo, hi)` per position: routing asks at every hop.
+    local_ranges: [(u8, u8); MAX_POSITIONS],
+    global_ranges: [(u8, u8); MAX_POSITIONS],
 }
 
+/// Most positions per link class any routing uses.
+pub const MAX_POSITIONS: usize = 16;
+
 impl VcMap {
+    pub fn new(ordered: bool, local_vcs: u8, global_vcs: u8, needs: VcNeeds) -> VcMap {
+        let mut m = VcMap {
+            ordered,
+            local_vcs,
+            global_vcs,
+            needs,
+            local_ranges: [(0, 0); MAX_POSITIONS],
+            global_ranges: [(0, 0); MAX_POSITIONS],
+        };
+        for pos in 0..MAX_POSITIONS {
+            m.local_ranges[pos] = Self::range(
+                pos.min(needs.local.max(1) - 1),
+                needs.local.max(1),
+                local_vcs,
+                ordered,
+            );
+            m.global_ranges[pos] = Self::range(
+                pos.min(needs.global.max(1) - 1),
+                needs.global.max(1),
+                global_vcs,
+                ordered,
+            );
+        }
+        m
+    }
+
     #[inline]
     fn range(pos: usize, positions: usize, vcs: u8, ordered: bool) -> (u8, u8) {
         if !ordered {
@@ -34,11 +66,13 @@ impl VcMap {
     }
     #[inline]
     pub fn local(&self, pos: usize) -> (u8, u8) {
-        Self::range(pos, self.needs.local, self.local_vcs, self.ordered)
+        debug_assert!(pos < self.needs.local);
+        self.local_ranges[pos]
     }
     #[inline]
     pub fn global(&self, pos: usize) -> (u8, u8) {
-        Self::range(pos, self.needs.global, self.global_vcs, self.ordered)
+        debug_assert!(pos < self.needs.global);
+        self.global_ranges[pos]
     }
 }
 

@@ -19,12 +19,17 @@ pub struct Dragonfly {
     pub local_latency: u32,
     pub global_latency: u32,
     pub terminal_latency: u32,
+    /// `exit_port[r * g + t]`: the port router r takes towards group t (≠ its own) on the
+    /// minimal path. Precomputed because routing asks for it at every hop.
+    exit_port: std::sync::Arc<[u8]>,
+    /// Group and index of every router (avoids a division per routing decision).
+    router_group: std::sync::Arc<[u32]>,
 }
 
 impl Dragonfly {
     /// Build from a validated configuration.
     pub fn new(cfg: &TopologyConfig) -> Dragonfly {
-        Dragonfly {
+        let mut d = Dragonfly {
             p: cfg.p,
             a: cfg.a,
             h: cfg.h,
@@ -33,7 +38,26 @@ impl Dragonfly {
             local_latency: cfg.local_latency,
             global_latency: cfg.global_latency,
             terminal_latency: cfg.terminal_latency,
+            exit_port: std::sync::Arc::from(Vec::new()),
+            router_group: std::sync::Arc::from(Vec::new()),
+        };
+        d.router_group = (0..d.num_routers()).map(|r| (r / d.a) as u32).collect();
+        let mut table = vec![u8::MAX; d.num_routers() * d.g];
+        for r in 0..d.num_routers() {
+            let (cg, ci) = (d.group_of(r), d.index_in_group(r));
+            for t in (0..d.g).filter(|&t| t != cg) {
+                let (ri, port) = d.global_link_port(d.global_link_to(cg, t));
+                table[r * d.g + t] = if ri == ci { port } else { d.local_port(ci, ri) } as u8;
+            }
         }
+        d.exit_port = std::sync::Arc::from(table);
+        d
+    }
+
+    /// Port of router `router` on the minimal path towards group `target` (≠ its group).
+    #[inline]
+    pub fn exit_port(&self, router: usize, target: usize) -> usize {
+        self.exit_port[router * self.g + target] as usize
     }
 
     pub fn num_routers(&self) -> usize {
@@ -47,11 +71,15 @@ impl Dragonfly {
     }
     #[inline]
     pub fn group_of(&self, router: usize) -> usize {
-        router / self.a
+        if self.router_group.is_empty() {
+            router / self.a
+        } else {
+            self.router_group[router] as usize
+        }
     }
     #[inline]
     pub fn index_in_group(&self, router: usize) -> usize {
-        router % self.a
+        router - self.group_of(router) * self.a
     }
     #[inline]
     pub fn router_of_node(&self, node: usize) -> usize {

@@ -2,6 +2,7 @@
 //! ([`Injection`]): Bernoulli per node at a given load, bursts of N packets per node, and a
 //! transient change of pattern/load at a given cycle.
 
+pub mod calendar;
 pub mod pattern;
 
 pub use pattern::Pattern;
