@@ -82,25 +82,27 @@ mod tests {
 
     #[test]
     fn positions_map_to_ordered_disjoint_slices() {
-        let m = VcMap {
-            ordered: true,
-            local_vcs: 3,
-            global_vcs: 2,
-            needs: VcNeeds {
+        let m = VcMap::new(
+            true,
+            3,
+            2,
+            VcNeeds {
                 local: 2,
                 global: 1,
             },
-        };
+        );
         assert_eq!(m.local(0), (0, 0));
         assert_eq!(m.local(1), (1, 2));
         assert_eq!(m.global(0), (0, 1));
-        let exact = VcMap {
-            needs: VcNeeds {
+        let exact = VcMap::new(
+            true,
+            3,
+            2,
+            VcNeeds {
                 local: 3,
                 global: 2,
             },
-            ..m
-        };
+        );
         assert_eq!(exact.local(2), (2, 2));
         assert_eq!(exact.global(1), (1, 1));
     }
