@@ -47,7 +47,7 @@ pub fn parse_loads(spec: &str) -> Result<Vec<f64>> {
         num(parts[1], "STOP")?,
         num(parts[2], "STEP")?,
     );
-    if !(step > 0.0) {
+    if step.is_nan() || step <= 0.0 {
         bail!("--load {spec}: STEP must be positive");
     }
     if !(start > 0.0 && stop <= 1.0 && start <= stop) {
@@ -299,7 +299,7 @@ fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<
             log_y: false,
         },
         &curves(&|p| {
-            (p.result.accepted_load.mean >= 0.95 * p.offered_load).then(|| Point {
+            (p.result.accepted_load.mean >= 0.95 * p.offered_load).then_some(Point {
                 x: p.offered_load,
                 y: p.result.latency_mean.mean,
                 ci: Some(p.result.latency_mean.ci95),

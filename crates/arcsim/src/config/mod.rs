@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 /// The embedded default configuration: the seed 001 network (Table 1), uniform traffic, MIN.
 pub const DEFAULT_TOML: &str = include_str!("default.toml");
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     pub topology: TopologyConfig,
@@ -22,18 +22,6 @@ pub struct Config {
     pub routing: RoutingConfig,
     pub traffic: TrafficConfig,
     pub simulation: SimulationConfig,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            topology: TopologyConfig::default(),
-            router: RouterConfig::default(),
-            routing: RoutingConfig::default(),
-            traffic: TrafficConfig::default(),
-            simulation: SimulationConfig::default(),
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

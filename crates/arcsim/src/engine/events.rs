@@ -10,6 +10,10 @@ pub enum Event {
     /// The downstream buffer behind output VC `vc` starts returning `len` credits, one per
     /// cycle (phit-accurate credit return without an event per phit).
     CreditDrain { vc: u32, len: u32 },
+    /// Input port `port` (global index) finished reading its packet into the crossbar.
+    InputFree { port: u32 },
+    /// A head of input port `port` may stop sleeping (its sleep time has come).
+    Wake { port: u32 },
 }
 
 #[derive(Debug)]

@@ -16,9 +16,10 @@ pub use watchdog::DeadlockReport;
 use crate::config::{Config, RoutingAlgorithm};
 use crate::error::{ConfigError, SimError};
 use crate::rng::Rng;
-use crate::router::buffers::{Fifos, OutVc};
+use crate::router::buffers::{OutVc, Slots};
+use crate::router::state::{PortState, VcState};
 use crate::routing::{self, vc::VcMap, Candidates, Routing};
-use crate::stats::summary::{Burst, Hops, Packets, PerEntity, Series, SeriesPoint};
+use crate::stats::summary::{Burst, Hops, MeanMax, Packets, PerEntity, Series, SeriesPoint};
 use crate::stats::{Collector, Dist, Fairness, RunResult};
 use crate::topology::{Dragonfly, Network, PortClass, Topology};
 use crate::traffic::calendar::Calendar;
@@ -132,24 +133,19 @@ pub struct Simulation<R: Routing> {
     pub(crate) iterations: usize,
     pub(crate) arbiter: crate::config::ArbiterKind,
     pub(crate) vc_selection: crate::config::VcSelection,
-    // Per global port (port_base[r] + port).
-    pub(crate) vc_base: Vec<u32>,
-    pub(crate) vc_count: Vec<u8>,
-    pub(crate) in_busy: Vec<u64>,
-    pub(crate) out_busy: Vec<u64>,
-    pub(crate) port_pkts: Vec<u32>,
-    pub(crate) rr_out: Vec<u8>,
-    pub(crate) rr_in: Vec<u8>,
-    /// Bumped at every credit return to the port: heads sleeping on it wake up.
-    pub(crate) credit_epoch: Vec<u32>,
-    pub(crate) port_router: Vec<u32>,
-    // Per VC (vc_base[gp] + v): input FIFO, upstream credit view, LRS stamp.
-    pub(crate) fifos: Fifos,
-    pub(crate) out_vcs: Vec<OutVc>,
-    pub(crate) vc_port: Vec<u32>,
-    pub(crate) in_last: Vec<u64>,
+    /// Per global port (`port_base[r] + port`).
+    pub(crate) ports: Vec<PortState>,
+    /// Per VC (`ports[gp].vc_base + v`): input FIFO, credit view, LRS stamp.
+    pub(crate) vcs: Vec<VcState>,
+    pub(crate) slots: Slots,
     // Per router.
     pub(crate) nonempty: Vec<u64>,
+    /// Per router: input ports whose crossbar input is free (not reading a packet).
+    pub(crate) free_inputs: Vec<u64>,
+    /// Per router: input ports that may have a head worth evaluating (not all asleep).
+    pub(crate) awake: Vec<u64>,
+    /// Per output port: input ports of the same router with a head sleeping on its credits.
+    pub(crate) watchers: Vec<u64>,
     pub(crate) active: Vec<u64>,
     /// LRS stamps of (output, input) pairs: router r uses `lrs_base[r] + out * radix + in`.
     pub(crate) lrs_base: Vec<u32>,
@@ -191,16 +187,13 @@ impl<R: Routing> Simulation<R> {
         let rc = &cfg.router;
         let needs = routing::vc_needs(cfg.routing.algorithm);
         let len = rc.packet_length;
-        let mut vc_base = Vec::with_capacity(net.ports.len());
-        let mut vc_count = Vec::with_capacity(net.ports.len());
-        let mut fifos = Fifos::default();
-        let mut out_vcs = Vec::new();
-        let mut vc_port = Vec::new();
-        let mut port_router = Vec::with_capacity(net.ports.len());
+        let n_ports = net.ports.len();
+        let mut ports = Vec::with_capacity(n_ports);
+        let mut vcs = Vec::new();
+        let mut slots = Slots::default();
         for r in 0..net.num_routers() {
             for pt in 0..net.radix(r) {
                 let gp = net.port_base[r] as usize + pt;
-                port_router.push(r as u32);
                 let info = net.ports[gp];
                 let (n, buf) = match info.class {
                     PortClass::Terminal => (rc.vcs_injection, rc.buffer_injection),
@@ -210,13 +203,34 @@ impl<R: Routing> Simulation<R> {
                     }
                     PortClass::Unused => (0, 0),
                 };
-                vc_base.push(fifos.vcs.len() as u32);
-                vc_count.push(n as u8);
+                let peer = match info.class {
+                    PortClass::Local | PortClass::Global => {
+                        net.port_base[info.peer as usize] + info.peer_port as u32
+                    }
+                    _ => info.peer,
+                };
+                ports.push(PortState {
+                    in_busy: 0,
+                    out_busy: 0,
+                    vc_base: vcs.len() as u32,
+                    credit_epoch: 0,
+                    peer,
+                    latency: info.latency,
+                    pkts: 0,
+                    router: r as u32,
+                    vc_count: n as u8,
+                    class: info.class,
+                    rr_in: 0,
+                    rr_out: 0,
+                });
                 for _ in 0..n {
-                    fifos.add((buf / len) as u16);
-                    // Terminal outputs (ejection) need no credits; keep the slot for indexing.
-                    out_vcs.push(OutVc::new((buf / len) * len));
-                    vc_port.push(gp as u32);
+                    vcs.push(VcState {
+                        fifo: slots.add((buf / len) as u16),
+                        // Terminal outputs (ejection) need no credits; the slot keeps indexing uniform.
+                        credit: OutVc::new((buf / len) * len),
+                        last_served: 0,
+                        port: gp as u32,
+                    });
                 }
             }
         }
@@ -239,8 +253,6 @@ impl<R: Routing> Simulation<R> {
             (sim.warmup_cycles, sim.warmup_cycles + sim.measure_cycles)
         };
         let pattern_name = describe_pattern(cfg);
-        let ports = net.ports.len();
-        let vcs_total = fifos.vcs.len();
         Simulation {
             routing,
             now: 0,
@@ -249,20 +261,13 @@ impl<R: Routing> Simulation<R> {
             iterations: rc.allocator_iterations,
             arbiter: rc.arbiter,
             vc_selection: rc.vc_selection,
-            vc_base,
-            vc_count,
-            in_busy: vec![0; ports],
-            out_busy: vec![0; ports],
-            port_pkts: vec![0; ports],
-            rr_out: vec![0; ports],
-            rr_in: vec![0; ports],
-            credit_epoch: vec![0; ports],
-            port_router,
-            fifos,
-            out_vcs,
-            vc_port,
-            in_last: vec![0; vcs_total],
+            ports,
+            vcs,
+            slots,
             nonempty: vec![0; routers],
+            free_inputs: vec![u64::MAX; routers],
+            awake: vec![0; routers],
+            watchers: vec![0; n_ports],
             active: vec![0; routers.div_ceil(64)],
             lrs_base,
             out_lrs: vec![0; lrs_len],
@@ -327,17 +332,16 @@ impl<R: Routing> Simulation<R> {
     /// Create a packet at node `n` if its injection queue has room.
     fn try_generate(&mut self, n: usize) -> bool {
         let (r, pt) = self.net.attach[n];
-        let gp = self.net.port_base[r as usize] as usize + pt as usize;
-        let base = self.vc_base[gp];
+        let p = self.ports[self.net.port_base[r as usize] as usize + pt as usize];
         // The injection VC with the most free slots.
         let mut best = None;
         let mut best_free = 0;
-        for v in 0..self.vc_count[gp] as u32 {
-            let f = &self.fifos.vcs[(base + v) as usize];
+        for v in p.vc_base..p.vc_base + p.vc_count as u32 {
+            let f = &self.vcs[v as usize].fifo;
             let free = f.cap - f.len;
             if free > best_free {
                 best_free = free;
-                best = Some(base + v);
+                best = Some(v);
             }
         }
         let Some(vc) = best else {
@@ -367,17 +371,19 @@ impl<R: Routing> Simulation<R> {
 
     #[inline]
     fn enqueue(&mut self, vc: u32, id: u32) {
-        let ok = self.fifos.push(vc, id);
+        let v = &mut self.vcs[vc as usize];
+        let ok = self.slots.push(&mut v.fifo, id);
         debug_assert!(ok, "credit protocol violated: buffer overflow");
-        let gp = self.vc_port[vc as usize] as usize;
-        let r = self.port_router[gp] as usize;
-        self.port_pkts[gp] += 1;
+        let gp = v.port as usize;
+        let p = &mut self.ports[gp];
+        p.pkts += 1;
+        let r = p.router as usize;
         let local = gp - self.net.port_base[r] as usize;
         self.nonempty[r] |= 1u64 << local;
+        self.awake[r] |= 1u64 << local;
         self.active[r / 64] |= 1u64 << (r % 64);
     }
 
-    #[inline(never)]
     fn process_events(&mut self) {
         let mut evs = std::mem::take(&mut self.scratch);
         self.wheel.take(self.now, &mut evs);
@@ -387,11 +393,25 @@ impl<R: Routing> Simulation<R> {
                     self.pool.get_mut(pkt).arrival = self.now;
                     self.enqueue(vc, pkt);
                 }
+                Event::InputFree { port } => {
+                    let r = self.ports[port as usize].router as usize;
+                    let bit = 1u64 << (port - self.net.port_base[r]);
+                    self.free_inputs[r] |= bit;
+                    self.awake[r] |= bit;
+                }
+                Event::Wake { port } => {
+                    let r = self.ports[port as usize].router as usize;
+                    self.awake[r] |= 1u64 << (port - self.net.port_base[r]);
+                }
                 Event::CreditDrain { vc, len } => {
-                    self.out_vcs[vc as usize].start_drain(self.now, len);
+                    let v = &mut self.vcs[vc as usize];
+                    v.credit.start_drain(self.now, len);
                     // Wake heads sleeping on this output's credits.
-                    let gp = self.vc_port[vc as usize] as usize;
-                    self.credit_epoch[gp] = self.credit_epoch[gp].wrapping_add(1);
+                    let gp = v.port as usize;
+                    let p = &mut self.ports[gp];
+                    p.credit_epoch = p.credit_epoch.wrapping_add(1);
+                    self.awake[p.router as usize] |= self.watchers[gp];
+                    self.watchers[gp] = 0;
                 }
             }
         }
@@ -443,7 +463,7 @@ impl<R: Routing> Simulation<R> {
     }
 
     /// Called by the allocator for every grant.
-    #[inline(never)]
+    #[inline]
     pub(crate) fn grant(
         &mut self,
         r: usize,
@@ -455,32 +475,36 @@ impl<R: Routing> Simulation<R> {
         let now = self.now;
         let base = self.net.port_base[r] as usize;
         let (gi, go) = (base + in_port, base + cand.port as usize);
-        let vci = self.vc_base[gi] as usize + in_vc;
-        let id = self.fifos.pop(vci as u32);
-        self.fifos.vcs[vci].wake();
-        self.port_pkts[gi] -= 1;
-        if self.port_pkts[gi] == 0 {
+        let pin = &mut self.ports[gi];
+        let vci = pin.vc_base as usize + in_vc;
+        let v = &mut self.vcs[vci];
+        let id = self.slots.pop(&mut v.fifo);
+        v.fifo.wake();
+        let len = self.pool.get(id).len as u64;
+        pin.pkts -= 1;
+        if pin.pkts == 0 {
             self.nonempty[r] &= !(1u64 << in_port);
         }
-        let len = self.pool.get(id).len as u64;
-        self.in_busy[gi] = now + len;
-        self.out_busy[go] = now + len;
+        pin.in_busy = now + len;
+        let pin = *pin;
+        self.free_inputs[r] &= !(1u64 << in_port);
+        self.wheel
+            .schedule(now, now + len, Event::InputFree { port: gi as u32 });
+        self.ports[go].out_busy = now + len;
         self.last_move = now;
-        let in_info = self.net.ports[gi];
-        if in_info.class == PortClass::Terminal {
+        if pin.class == PortClass::Terminal {
             self.pool.get_mut(id).inject_time = now;
             self.collector.on_inject(now, r);
-            let node = in_info.peer as usize;
+            let node = pin.peer as usize;
             if self.burst_left[node] > 0 && self.try_generate(node) {
                 self.burst_left[node] -= 1;
             }
         } else {
-            let up =
-                self.net.port_base[in_info.peer as usize] as usize + in_info.peer_port as usize;
-            let up_vc = self.vc_base[up] + in_vc as u32;
+            // Credits for this buffer start flowing back to the upstream output.
+            let up_vc = self.ports[pin.peer as usize].vc_base + in_vc as u32;
             self.wheel.schedule(
                 now,
-                now + in_info.latency as u64,
+                now + pin.latency as u64,
                 Event::CreditDrain {
                     vc: up_vc,
                     len: len as u32,
@@ -488,11 +512,11 @@ impl<R: Routing> Simulation<R> {
             );
         }
         self.routing.commit(self.pool.get_mut(id), r, cand);
-        let out_info = self.net.ports[go];
-        match out_info.class {
+        let pout = self.ports[go];
+        match pout.class {
             PortClass::Terminal => {
                 let p = *self.pool.get(id);
-                let tail = now + len - 1 + out_info.latency as u64;
+                let tail = now + len - 1 + pout.latency as u64;
                 self.collector.on_deliver(
                     tail,
                     p.gen_time,
@@ -507,8 +531,9 @@ impl<R: Routing> Simulation<R> {
                 self.pool.release(id);
             }
             class => {
-                let ov = self.vc_base[go] as usize + out_vc;
-                self.out_vcs[ov].consume(len as u32);
+                self.vcs[pout.vc_base as usize + out_vc]
+                    .credit
+                    .consume(len as u32);
                 let p = self.pool.get_mut(id);
                 p.hops += 1;
                 if class == PortClass::Global {
@@ -517,12 +542,10 @@ impl<R: Routing> Simulation<R> {
                     p.local_hops += 1;
                 }
                 self.packet_hops += 1;
-                let down = self.net.port_base[out_info.peer as usize] as usize
-                    + out_info.peer_port as usize;
-                let dvc = self.vc_base[down] + out_vc as u32;
+                let dvc = self.ports[pout.peer as usize].vc_base + out_vc as u32;
                 self.wheel.schedule(
                     now,
-                    now + out_info.latency as u64,
+                    now + pout.latency as u64,
                     Event::HeadArrival { pkt: id, vc: dvc },
                 );
             }
@@ -622,7 +645,14 @@ impl<R: Routing> Simulation<R> {
             generated_load: c.generated_in_window as f64 * self.pkt_len as f64 / (nodes * span),
             accepted_load: c.phits_in_window as f64 / (nodes * span),
             latency: dist(&c.latency, c.latency_sum),
-            network_latency: dist(&c.net_latency, c.net_latency_sum),
+            network_latency: MeanMax {
+                mean: if c.delivered_in_window > 0 {
+                    c.net_latency_sum as f64 / n
+                } else {
+                    0.0
+                },
+                max: c.net_latency_max as f64,
+            },
             hops: Hops {
                 mean: c.hops_sum as f64 / n,
                 max: max_hops as u64,
@@ -742,9 +772,9 @@ impl<R: Routing> Simulator for Simulation<R> {
         let mut seen = vec![false; self.pool.capacity_used()];
         let mut dup = 0;
         let mut in_buffers = 0;
-        for vc in 0..self.fifos.vcs.len() as u32 {
-            for i in 0..self.fifos.len(vc) {
-                let id = self.fifos.nth(vc, i) as usize;
+        for v in &self.vcs {
+            for i in 0..v.fifo.len as usize {
+                let id = self.slots.nth(&v.fifo, i) as usize;
                 dup += seen[id] as u64;
                 seen[id] = true;
                 in_buffers += 1;

@@ -64,59 +64,54 @@ impl<R: Routing> Simulation<R> {
     pub(crate) fn deadlock_report(&mut self) -> DeadlockReport {
         let mut examples = Vec::new();
         let mut occupied = 0;
-        for vc in 0..self.fifos.vcs.len() {
-            if self.fifos.len(vc as u32) == 0 {
+        for vc in 0..self.vcs.len() {
+            let v = self.vcs[vc];
+            if v.fifo.len == 0 {
                 continue;
             }
             occupied += 1;
             if examples.len() >= 12 {
                 continue;
             }
-            let gp = self.vc_port[vc] as usize;
-            let r = self.port_router[gp] as usize;
-            let port = gp - self.net.port_base[r] as usize;
-            let head = self.fifos.front(vc as u32).expect("non-empty");
+            let gp = v.port as usize;
+            let pin = self.ports[gp];
+            let r = pin.router as usize;
+            let base = self.net.port_base[r] as usize;
+            let radix = self.net.port_base[r + 1] as usize - base;
+            let port = gp - base;
+            let head = self.slots.front(&v.fifo).expect("non-empty");
             let mut cands = crate::routing::Candidates::default();
+            let ports = &self.ports[base..base + radix];
             let mut ctx = RouteCtx {
                 now: self.now,
                 router: r,
                 in_port: port,
-                in_class: self.net.ports[gp].class,
-                net: &self.net,
-                out_vcs: &self.out_vcs,
-                vc_base: &self.vc_base,
-                vc_count: &self.vc_count,
-                out_busy: &self.out_busy,
+                in_class: pin.class,
+                ports,
+                vcs: &self.vcs,
                 rng: &mut self.rng,
             };
             let pkt = self.pool.get_mut(head);
             let dst = pkt.dst;
             self.routing.route(&mut ctx, pkt, &mut cands);
-            let base = self.net.port_base[r] as usize;
             let wants = cands
                 .as_slice()
                 .iter()
                 .map(|c| {
-                    let go = base + c.port as usize;
-                    let vb = self.vc_base[go] as usize;
-                    let credits = (c.vc_lo..=c.vc_hi.min(self.vc_count[go].saturating_sub(1)))
-                        .map(|v| self.out_vcs[vb + v as usize].credits(self.now))
+                    let po = ports[c.port as usize];
+                    let vb = po.vc_base as usize;
+                    let credits = (c.vc_lo..=c.vc_hi.min(po.vc_count.saturating_sub(1)))
+                        .map(|vv| self.vcs[vb + vv as usize].credit.credits(self.now))
                         .collect();
-                    (
-                        c.port as usize,
-                        self.net.ports[go].class,
-                        c.vc_lo,
-                        c.vc_hi,
-                        credits,
-                    )
+                    (c.port as usize, po.class, c.vc_lo, c.vc_hi, credits)
                 })
                 .collect();
             examples.push(BlockedVc {
                 router: r,
                 port,
-                class: self.net.ports[gp].class,
-                vc: vc - self.vc_base[gp] as usize,
-                packets: self.fifos.len(vc as u32),
+                class: pin.class,
+                vc: vc - pin.vc_base as usize,
+                packets: v.fifo.len as usize,
                 head_dst: dst,
                 wants,
             });

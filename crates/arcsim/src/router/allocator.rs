@@ -9,9 +9,11 @@
 
 use super::arbiter::{pick_min_key, pick_round_robin};
 use crate::config::{ArbiterKind, VcSelection};
+use crate::engine::events::Event;
 use crate::engine::Simulation;
 use crate::rng::Rng;
-use crate::router::buffers::{OutVc, NO_PORT};
+use crate::router::buffers::NO_PORT;
+use crate::router::state::VcState;
 use crate::routing::{Candidate, RouteCtx, Routing};
 use crate::topology::PortClass;
 
@@ -39,11 +41,11 @@ impl Request {
     };
 }
 
-/// Choose the output VC in `[lo, hi]` with room for `len` phits, by policy.
+/// Choose the VC in `[lo, hi]` of an output (its VCs are `vcs`) with room for `len` phits,
+/// by policy.
 #[inline]
 pub(crate) fn select_vc(
-    out_vcs: &[OutVc],
-    base: usize,
+    vcs: &[VcState],
     lo: u8,
     hi: u8,
     len: u32,
@@ -54,7 +56,7 @@ pub(crate) fn select_vc(
     let mut best: Option<(u8, u32)> = None;
     let mut eligible = 0u32;
     for v in lo..=hi {
-        let c = out_vcs[base + v as usize].credits(now);
+        let c = vcs[v as usize].credit.credits(now);
         if c < len {
             continue;
         }
@@ -78,20 +80,23 @@ pub(crate) fn select_vc(
 }
 
 impl<R: Routing> Simulation<R> {
-    #[inline(never)]
+    #[inline]
     pub(crate) fn allocate(&mut self, r: usize) {
         let now = self.now;
         let base = self.net.port_base[r] as usize;
-        let radix = self.net.radix(r);
-        let mut inputs = self.nonempty[r];
-        let mut m = inputs;
-        while m != 0 {
-            let i = m.trailing_zeros() as usize;
-            m &= m - 1;
-            if self.in_busy[base + i] > now {
-                inputs &= !(1u64 << i);
+        let radix = self.net.port_base[r + 1] as usize - base;
+        // Inputs holding packets whose crossbar input is free.
+        let mut inputs = self.nonempty[r] & self.free_inputs[r] & self.awake[r];
+        debug_assert!({
+            let mut m = inputs;
+            let mut ok = true;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                m &= m - 1;
+                ok &= self.ports[base + i].in_busy <= now;
             }
-        }
+            ok
+        });
         let mut out_done = 0u64;
         for _ in 0..self.iterations {
             if inputs == 0 {
@@ -105,7 +110,7 @@ impl<R: Routing> Simulation<R> {
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
-                if let Some(req) = self.input_request(r, base, i, out_done) {
+                if let Some(req) = self.input_request(r, base, radix, i, out_done) {
                     self.req_scratch[i] = req;
                     let o = req.cand.port as usize;
                     if any_out & (1u64 << o) == 0 {
@@ -119,41 +124,39 @@ impl<R: Routing> Simulation<R> {
             // An input without a request cannot get one later in this cycle: outputs only
             // become taken. Only the losers try again.
             inputs = requested;
-            if any_out == 0 {
-                break;
-            }
             while any_out != 0 {
                 let o = any_out.trailing_zeros() as usize;
                 any_out &= any_out - 1;
                 let mask = self.out_req_scratch[o];
-                let go = base + o;
+                let lb = self.lrs_base[r] as usize + o * radix;
                 let winner = match self.arbiter {
                     ArbiterKind::Lrs => {
-                        let lb = self.lrs_base[r] as usize + o * radix;
-                        let stamps = &self.out_lrs;
-                        pick_min_key(mask, |i| stamps[lb + i])
+                        let stamps = &self.out_lrs[lb..lb + radix];
+                        pick_min_key(mask, |i| stamps[i])
                     }
                     ArbiterKind::Age => {
                         let reqs = &self.req_scratch;
                         pick_min_key(mask, |i| reqs[i].age)
                     }
-                    ArbiterKind::RoundRobin => pick_round_robin(mask, self.rr_out[go] as usize),
+                    ArbiterKind::RoundRobin => {
+                        pick_round_robin(mask, self.ports[base + o].rr_out as usize)
+                    }
                 };
                 let req = self.req_scratch[winner];
-                let lb = self.lrs_base[r] as usize + o * radix;
                 self.out_lrs[lb + winner] = now + 1;
-                self.rr_out[go] = if winner + 1 == radix {
+                self.ports[base + o].rr_out = if winner + 1 == radix {
                     0
                 } else {
                     winner as u8 + 1
                 };
-                let gi = base + winner;
-                self.in_last[self.vc_base[gi] as usize + req.vc as usize] = now + 1;
-                self.rr_in[gi] = if req.vc + 1 == self.vc_count[gi] {
+                let pi = &mut self.ports[base + winner];
+                pi.rr_in = if req.vc + 1 == pi.vc_count {
                     0
                 } else {
                     req.vc + 1
                 };
+                let vci = pi.vc_base as usize + req.vc as usize;
+                self.vcs[vci].last_served = now + 1;
                 self.grant(r, winner, req.vc as usize, &req.cand, req.out_vc as usize);
                 inputs &= !(1u64 << winner);
                 out_done |= 1u64 << o;
@@ -164,25 +167,40 @@ impl<R: Routing> Simulation<R> {
     /// The request of input port `i` this iteration: among its VCs whose head can go
     /// somewhere, the one the input arbiter prefers. A head that cannot go anywhere is put to
     /// sleep until its outcome can change (see [`InVc`](crate::router::buffers::InVc)).
-    fn input_request(&mut self, r: usize, base: usize, i: usize, out_done: u64) -> Option<Request> {
+    #[inline]
+    fn input_request(
+        &mut self,
+        r: usize,
+        base: usize,
+        radix: usize,
+        i: usize,
+        out_done: u64,
+    ) -> Option<Request> {
         let now = self.now;
-        let gi = base + i;
-        let vb = self.vc_base[gi] as usize;
-        let nv = self.vc_count[gi] as usize;
-        let in_class = self.net.ports[gi].class;
+        let (vb, nv, in_class, rr_in) = {
+            let p = &self.ports[base + i];
+            (
+                p.vc_base as usize,
+                p.vc_count as usize,
+                p.class,
+                p.rr_in as usize,
+            )
+        };
         let mut best: Option<(u64, Request)> = None;
+        // Whether some head of this input may succeed later without a wake-up.
+        let mut awake = false;
         for v in 0..nv {
-            let f = self.fifos.vcs[vb + v];
+            let f = self.vcs[vb + v].fifo;
             if f.len == 0 {
                 continue;
             }
             if now < f.sleep_until
                 && (f.sleep_port == NO_PORT
-                    || self.credit_epoch[base + f.sleep_port as usize] == f.sleep_epoch)
+                    || self.ports[base + f.sleep_port as usize].credit_epoch == f.sleep_epoch)
             {
                 continue;
             }
-            let head = self.fifos.slots[(f.base + f.head as u32) as usize];
+            let head = self.slots.front(&f).expect("non-empty FIFO");
             let pkt = self.pool.get_mut(head);
             debug_assert!(
                 pkt.arrival <= now,
@@ -191,16 +209,14 @@ impl<R: Routing> Simulation<R> {
             let len = pkt.len as u32;
             let age = pkt.gen_time;
             self.cands.clear();
+            let ports = &self.ports[base..base + radix];
             let mut ctx = RouteCtx {
                 now,
                 router: r,
                 in_port: i,
                 in_class,
-                net: &self.net,
-                out_vcs: &self.out_vcs,
-                vc_base: &self.vc_base,
-                vc_count: &self.vc_count,
-                out_busy: &self.out_busy,
+                ports,
+                vcs: &self.vcs,
                 rng: &mut self.rng,
             };
             self.routing.route(&mut ctx, pkt, &mut self.cands);
@@ -212,20 +228,18 @@ impl<R: Routing> Simulation<R> {
             let mut watch_many = false;
             for c in self.cands.as_slice() {
                 let o = c.port as usize;
-                let go = base + o;
-                if out_done & (1u64 << o) != 0 || self.out_busy[go] > now {
-                    wake = wake.min(self.out_busy[go].max(now + 1));
+                let po = &ports[o];
+                if out_done & (1u64 << o) != 0 || po.out_busy > now {
+                    wake = wake.min(po.out_busy.max(now + 1));
                     continue;
                 }
-                let terminal = self.net.ports[go].class == PortClass::Terminal;
-                let hi = c.vc_hi.min(self.vc_count[go].saturating_sub(1));
-                let vbase = self.vc_base[go] as usize;
-                let w = if terminal {
+                let hi = c.vc_hi.min(po.vc_count.saturating_sub(1));
+                let vbase = po.vc_base as usize;
+                let w = if po.class == PortClass::Terminal {
                     Some(0)
                 } else {
                     select_vc(
-                        &self.out_vcs,
-                        vbase,
+                        &self.vcs[vbase..vbase + po.vc_count as usize],
                         c.vc_lo,
                         hi,
                         len,
@@ -244,7 +258,12 @@ impl<R: Routing> Simulation<R> {
                     break;
                 }
                 for vv in c.vc_lo..=hi {
-                    wake = wake.min(self.out_vcs[vbase + vv as usize].ready_at(len).max(now + 1));
+                    wake = wake.min(
+                        self.vcs[vbase + vv as usize]
+                            .credit
+                            .ready_at(len)
+                            .max(now + 1),
+                    );
                 }
                 if watch == NO_PORT || watch == c.port {
                     watch = c.port;
@@ -253,26 +272,46 @@ impl<R: Routing> Simulation<R> {
                 }
             }
             let Some(req) = found else {
-                let fv = &mut self.fifos.vcs[vb + v];
                 if self.routing.state_dependent() || watch_many {
-                    fv.wake();
+                    self.vcs[vb + v].fifo.wake();
+                    awake = true;
                 } else {
+                    let gw = base + watch as usize;
+                    let sleep_epoch = if watch != NO_PORT {
+                        self.watchers[gw] |= 1u64 << i;
+                        self.ports[gw].credit_epoch
+                    } else {
+                        0
+                    };
+                    if wake != u64::MAX {
+                        self.wheel.schedule(
+                            now,
+                            wake,
+                            Event::Wake {
+                                port: (base + i) as u32,
+                            },
+                        );
+                    }
+                    let fv = &mut self.vcs[vb + v].fifo;
                     fv.sleep_until = wake;
                     fv.sleep_port = watch;
-                    if watch != NO_PORT {
-                        fv.sleep_epoch = self.credit_epoch[base + watch as usize];
-                    }
+                    fv.sleep_epoch = sleep_epoch;
                 }
                 continue;
             };
+            awake = true;
             let key = match self.arbiter {
-                ArbiterKind::Lrs => self.in_last[vb + v],
+                ArbiterKind::Lrs => self.vcs[vb + v].last_served,
                 ArbiterKind::Age => age,
-                ArbiterKind::RoundRobin => ((v + nv - self.rr_in[gi] as usize) % nv) as u64,
+                ArbiterKind::RoundRobin => ((v + nv - rr_in) % nv) as u64,
             };
             if best.is_none_or(|(k, _)| key < k) {
                 best = Some((key, req));
             }
+        }
+        if !awake {
+            // Every head sleeps: skip this input until an event wakes it.
+            self.awake[r] &= !(1u64 << i);
         }
         best.map(|(_, q)| q)
     }

@@ -99,18 +99,18 @@ impl OutVc {
     }
 }
 
-/// All input FIFOs of the network.
+/// Packet-id slots of every input FIFO; each [`InVc`] owns `cap` consecutive slots.
 #[derive(Debug, Default)]
-pub struct Fifos {
-    pub vcs: Vec<InVc>,
-    pub slots: Vec<u32>,
+pub struct Slots {
+    slots: Vec<u32>,
 }
 
-impl Fifos {
-    pub fn add(&mut self, cap: u16) -> u32 {
+impl Slots {
+    /// A new empty FIFO of `cap` packets.
+    pub fn add(&mut self, cap: u16) -> InVc {
         let base = self.slots.len() as u32;
         self.slots.resize(self.slots.len() + cap as usize, u32::MAX);
-        self.vcs.push(InVc {
+        InVc {
             base,
             cap,
             head: 0,
@@ -118,35 +118,32 @@ impl Fifos {
             sleep_port: NO_PORT,
             sleep_epoch: 0,
             sleep_until: 0,
-        });
-        (self.vcs.len() - 1) as u32
+        }
     }
 
     #[inline]
-    pub fn push(&mut self, vc: u32, pkt: u32) -> bool {
-        let v = &mut self.vcs[vc as usize];
+    pub fn push(&mut self, v: &mut InVc, pkt: u32) -> bool {
         if v.len == v.cap {
             return false;
         }
-        let pos = (v.head as usize + v.len as usize) % v.cap as usize;
+        let pos = v.head as usize + v.len as usize;
+        let pos = if pos >= v.cap as usize {
+            pos - v.cap as usize
+        } else {
+            pos
+        };
         self.slots[v.base as usize + pos] = pkt;
         v.len += 1;
         true
     }
 
     #[inline]
-    pub fn front(&self, vc: u32) -> Option<u32> {
-        let v = &self.vcs[vc as usize];
-        if v.len == 0 {
-            None
-        } else {
-            Some(self.slots[v.base as usize + v.head as usize])
-        }
+    pub fn front(&self, v: &InVc) -> Option<u32> {
+        (v.len > 0).then(|| self.slots[v.base as usize + v.head as usize])
     }
 
     #[inline]
-    pub fn pop(&mut self, vc: u32) -> u32 {
-        let v = &mut self.vcs[vc as usize];
+    pub fn pop(&self, v: &mut InVc) -> u32 {
         debug_assert!(v.len > 0);
         let pkt = self.slots[v.base as usize + v.head as usize];
         v.head = if v.head + 1 == v.cap { 0 } else { v.head + 1 };
@@ -154,14 +151,8 @@ impl Fifos {
         pkt
     }
 
-    #[inline]
-    pub fn len(&self, vc: u32) -> usize {
-        self.vcs[vc as usize].len as usize
-    }
-
     /// Packet at position `i` from the front.
-    pub fn nth(&self, vc: u32, i: usize) -> u32 {
-        let v = &self.vcs[vc as usize];
+    pub fn nth(&self, v: &InVc, i: usize) -> u32 {
         self.slots[v.base as usize + (v.head as usize + i) % v.cap as usize]
     }
 }
@@ -190,17 +181,18 @@ mod tests {
 
     #[test]
     fn fifo_wraps() {
-        let mut f = Fifos::default();
-        let vc = f.add(3);
+        let mut s = Slots::default();
+        let _other = s.add(2);
+        let mut vc = s.add(3);
         for round in 0..5u32 {
-            assert!(f.push(vc, round * 10));
-            assert!(f.push(vc, round * 10 + 1));
-            assert_eq!(f.pop(vc), round * 10);
-            assert_eq!(f.front(vc), Some(round * 10 + 1));
-            assert_eq!(f.pop(vc), round * 10 + 1);
+            assert!(s.push(&mut vc, round * 10));
+            assert!(s.push(&mut vc, round * 10 + 1));
+            assert_eq!(s.pop(&mut vc), round * 10);
+            assert_eq!(s.front(&vc), Some(round * 10 + 1));
+            assert_eq!(s.pop(&mut vc), round * 10 + 1);
         }
-        assert!(f.push(vc, 1) && f.push(vc, 2) && f.push(vc, 3));
-        assert!(!f.push(vc, 4));
-        assert_eq!(f.nth(vc, 2), 3);
+        assert!(s.push(&mut vc, 1) && s.push(&mut vc, 2) && s.push(&mut vc, 3));
+        assert!(!s.push(&mut vc, 4));
+        assert_eq!(s.nth(&vc, 2), 3);
     }
 }

@@ -5,6 +5,7 @@
 pub mod allocator;
 pub mod arbiter;
 pub mod buffers;
+pub mod state;
 
 /// Ports per router the allocator's bit masks can hold.
 pub const MAX_RADIX: usize = 64;

@@ -16,8 +16,8 @@ use crate::config::{Config, RoutingAlgorithm};
 use crate::engine::packet::Packet;
 use crate::error::ConfigError;
 use crate::rng::Rng;
-use crate::router::buffers::OutVc;
-use crate::topology::{Network, PortClass};
+use crate::router::state::{PortState, VcState};
+use crate::topology::PortClass;
 
 pub use min::MinRouting;
 pub use ugal::UgalLRouting;
@@ -94,48 +94,50 @@ pub struct RouteCtx<'a> {
     pub router: usize,
     pub in_port: usize,
     pub in_class: PortClass,
-    pub(crate) net: &'a Network,
-    pub(crate) out_vcs: &'a [OutVc],
-    pub(crate) vc_base: &'a [u32],
-    pub(crate) vc_count: &'a [u8],
-    pub(crate) out_busy: &'a [u64],
+    /// This router's ports, indexed by local port number.
+    pub(crate) ports: &'a [PortState],
+    /// Every VC of the network (indexed through `PortState::vc_base`).
+    pub(crate) vcs: &'a [VcState],
     pub rng: &'a mut Rng,
 }
 
 impl RouteCtx<'_> {
-    #[inline]
-    fn gport(&self, port: usize) -> usize {
-        self.net.port_base[self.router] as usize + port
-    }
     /// Credits of VC `vc` of output `port` now.
     #[inline]
     pub fn credits(&self, port: usize, vc: usize) -> u32 {
-        let g = self.gport(port);
-        self.out_vcs[self.vc_base[g] as usize + vc].credits(self.now)
+        self.vcs[self.ports[port].vc_base as usize + vc]
+            .credit
+            .credits(self.now)
     }
     /// Phits occupied (as seen through credits) summed over the VCs of output `port`.
     pub fn port_occupancy(&self, port: usize) -> u32 {
-        let g = self.gport(port);
-        let base = self.vc_base[g] as usize;
-        (0..self.vc_count[g] as usize)
-            .map(|v| self.out_vcs[base + v].occupancy(self.now))
+        let p = &self.ports[port];
+        let b = p.vc_base as usize;
+        self.vcs[b..b + p.vc_count as usize]
+            .iter()
+            .map(|v| v.credit.occupancy(self.now))
             .sum()
     }
     /// Capacity in phits summed over the VCs of output `port`.
     pub fn port_capacity(&self, port: usize) -> u32 {
-        let g = self.gport(port);
-        let base = self.vc_base[g] as usize;
-        (0..self.vc_count[g] as usize)
-            .map(|v| self.out_vcs[base + v].capacity)
+        let p = &self.ports[port];
+        let b = p.vc_base as usize;
+        self.vcs[b..b + p.vc_count as usize]
+            .iter()
+            .map(|v| v.credit.capacity)
             .sum()
+    }
+    /// VCs of output `port`.
+    pub fn vc_count(&self, port: usize) -> usize {
+        self.ports[port].vc_count as usize
     }
     /// Whether the output link is idle this cycle.
     #[inline]
     pub fn output_idle(&self, port: usize) -> bool {
-        self.out_busy[self.gport(port)] <= self.now
+        self.ports[port].out_busy <= self.now
     }
     pub fn class(&self, port: usize) -> PortClass {
-        self.net.port(self.router, port).class
+        self.ports[port].class
     }
 }
 

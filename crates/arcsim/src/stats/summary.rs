@@ -11,6 +11,13 @@ pub struct Dist {
     pub max: f64,
 }
 
+/// Mean and maximum, in cycles (for distributions whose percentiles are not tracked).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MeanMax {
+    pub mean: f64,
+    pub max: f64,
+}
+
 /// Spread of a per-entity quantity (routers, groups): min, max, mean and Jain's index.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fairness {
@@ -108,7 +115,8 @@ pub struct RunResult {
     pub generated_load: f64,
     pub accepted_load: f64,
     pub latency: Dist,
-    pub network_latency: Dist,
+    /// Injection (leaving the injection queue) to tail received.
+    pub network_latency: MeanMax,
     pub hops: Hops,
     pub misrouted_fraction: f64,
     pub packets: Packets,

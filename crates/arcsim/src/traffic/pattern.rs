@@ -181,7 +181,7 @@ mod tests {
     fn permutation_is_a_derangement() {
         let mut rng = Rng::new(5);
         let p = Pattern::new(shape(), PatternKind::Permutation, 1, &[], 1, 0.1, &mut rng);
-        let mut seen = vec![false; 72];
+        let mut seen = [false; 72];
         for src in 0..72 {
             let d = p.destination(src, &mut rng);
             assert_ne!(d, src);
