@@ -36,13 +36,19 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         let total = cfg.simulation.warmup_cycles + cfg.simulation.measure_cycles;
         cfg.simulation.series_window = (total / 60).max(10);
     }
+    let workload = if cfg.traffic.burst_packets > 0 {
+        format!("burst of {} packets/node", cfg.traffic.burst_packets)
+    } else {
+        format!(
+            "load {} | {} + {} cycles",
+            cfg.traffic.load, cfg.simulation.warmup_cycles, cfg.simulation.measure_cycles
+        )
+    };
     eprintln!(
-        "arcsim: {} | routing {} | load {} | {} + {} cycles | seed {}{}",
+        "arcsim: {} | routing {} | {} | seed {}{}",
         arcsim::topology::Topology::describe(&arcsim::topology::Dragonfly::new(&cfg.topology)),
         cfg.routing.algorithm.name(),
-        cfg.traffic.load,
-        cfg.simulation.warmup_cycles,
-        cfg.simulation.measure_cycles,
+        workload,
         cfg.simulation.seed,
         if cfg.simulation.repetitions > 1 {
             format!(" (x{} seeds)", cfg.simulation.repetitions)
@@ -72,7 +78,7 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
     let path = out.join("result.json");
     std::fs::write(&path, serde_json::to_string_pretty(&file)?)
         .with_context(|| format!("writing {}", path.display()))?;
-    std::fs::write(out.join("config.toml"), cfg.to_toml_string()).context("writing config.toml")?;
+    std::fs::write(out.join("config.toml"), cfg.to_toml_string()?).context("writing config.toml")?;
     plot_run(first, out)?;
     println!(
         "wrote {} and plots series.{{svg,png}}, hops.{{svg,png}}",

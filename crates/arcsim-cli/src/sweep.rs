@@ -22,11 +22,10 @@ pub struct SweepArgs {
     pub title: Option<String>,
 }
 
-/// One point of a sweep in the JSON output.
+/// One point of a sweep in the JSON output (its offered load is `result.offered_load`).
 #[derive(Serialize)]
 pub struct SweepPoint {
     pub curve: String,
-    pub offered_load: f64,
     #[serde(flatten)]
     pub result: Repeated,
 }
@@ -113,20 +112,22 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     let curves = parse_curves(&args.vary)?;
     let tree = load_tree(args.config.as_deref())?;
     // Build and validate every configuration before running anything.
-    let mut jobs: Vec<(usize, usize, Config)> = Vec::new();
-    let mut reps = 1;
-    for (ci, (_, sets)) in curves.iter().enumerate() {
-        for (li, load) in loads.iter().enumerate() {
+    let mut jobs: Vec<Config> = Vec::new();
+    // Repetitions of each (curve, load) point, in order: a --vary may change them per curve.
+    let mut reps_of = Vec::new();
+    for (_, sets) in curves.iter() {
+        for load in loads.iter() {
             let mut all = args.set.clone();
             all.extend(sets.iter().cloned());
             all.push(format!("traffic.load={load}"));
             let cfg = finish(tree.clone(), &all)?;
-            reps = cfg.simulation.repetitions as usize;
+            let reps = cfg.simulation.repetitions as usize;
+            reps_of.push(reps);
             for k in 0..reps {
                 let mut c = cfg.clone();
                 c.simulation.seed = cfg.simulation.seed.wrapping_add(k as u64);
                 c.simulation.repetitions = 1;
-                jobs.push((ci, li, c));
+                jobs.push(c);
             }
         }
     }
@@ -144,7 +145,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     );
     let results: Vec<Result<RunResult, arcsim::SimError>> = pool.install(|| {
         jobs.par_iter()
-            .map(|(_, _, c)| {
+            .map(|c| {
                 let r = arcsim::run(c);
                 pb.inc(1);
                 r
@@ -154,17 +155,17 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     pb.finish_and_clear();
     let mut points = Vec::new();
     let mut iter = results.into_iter();
-    for (ci, (label, _)) in curves.iter().enumerate() {
-        for (li, load) in loads.iter().enumerate() {
-            let mut runs = Vec::with_capacity(reps);
-            for _ in 0..reps {
+    let mut reps = reps_of.into_iter();
+    for (label, _) in curves.iter() {
+        for load in loads.iter() {
+            let n = reps.next().expect("one repetition count per point");
+            let mut runs = Vec::with_capacity(n);
+            for _ in 0..n {
                 let r = iter.next().expect("one result per job");
                 runs.push(r.with_context(|| format!("curve {label}, load {load}"))?);
             }
-            debug_assert!(jobs.iter().any(|(c, l, _)| *c == ci && *l == li));
             points.push(SweepPoint {
                 curve: label.clone(),
-                offered_load: *load,
                 result: Repeated::of(runs),
             });
         }
@@ -187,7 +188,7 @@ fn print_table(points: &[SweepPoint]) {
         println!(
             "{:<24} {:>8.3} {:>10.4} {:>10.1} {:>8.2} {:>8.1}%",
             p.curve,
-            p.offered_load,
+            p.result.offered_load,
             p.result.accepted_load.mean,
             p.result.latency_mean.mean,
             p.result.hops_mean.mean,
@@ -224,7 +225,7 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
         let sum = |f: &dyn Fn(&RunResult) -> u64| r.runs.iter().map(f).sum::<u64>().to_string();
         w.write_record([
             p.curve.clone(),
-            format!("{}", p.offered_load),
+            format!("{}", p.result.offered_load),
             format!("{:.6}", r.accepted_load.mean),
             format!("{:.6}", r.accepted_load.ci95),
             format!("{:.3}", r.latency_mean.mean),
@@ -282,7 +283,7 @@ fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<
         },
         &curves(&|p| {
             Some(Point {
-                x: p.offered_load,
+                x: p.result.offered_load,
                 y: p.result.accepted_load.mean,
                 ci: Some(p.result.accepted_load.ci95),
             })
@@ -299,8 +300,8 @@ fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<
             log_y: false,
         },
         &curves(&|p| {
-            (p.result.accepted_load.mean >= 0.95 * p.offered_load).then_some(Point {
-                x: p.offered_load,
+            (p.result.accepted_load.mean >= 0.95 * p.result.offered_load).then_some(Point {
+                x: p.result.offered_load,
                 y: p.result.latency_mean.mean,
                 ci: Some(p.result.latency_mean.ci95),
             })

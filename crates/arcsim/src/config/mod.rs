@@ -242,7 +242,7 @@ impl Default for TrafficConfig {
         TrafficConfig {
             pattern: PatternKind::Uniform,
             offset: 1,
-            load: 0.5,
+            load: 0.4,
             mix: Vec::new(),
             hot_nodes: 1,
             hot_fraction: 0.1,
@@ -320,8 +320,8 @@ impl Config {
         Config::from_toml_str(DEFAULT_TOML).expect("embedded default configuration is valid")
     }
 
-    pub fn to_toml_string(&self) -> String {
-        toml::to_string_pretty(self).unwrap_or_default()
+    pub fn to_toml_string(&self) -> Result<String, ConfigError> {
+        toml::to_string_pretty(self).map_err(|e| ConfigError::Syntax(format!("serialising the configuration: {e}")))
     }
 
     /// Cross-field validation. Call before building a simulation.
@@ -585,5 +585,23 @@ impl SimulationConfig {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_default_equals_struct_defaults() {
+        // The file users see (`arcsim config`) and the library defaults must not drift apart.
+        assert_eq!(Config::embedded_default(), Config::default());
+        Config::default().validate().unwrap();
+    }
+
+    #[test]
+    fn round_trips_through_toml() {
+        let c = Config::embedded_default();
+        assert_eq!(Config::from_toml_str(&c.to_toml_string().unwrap()).unwrap(), c);
     }
 }

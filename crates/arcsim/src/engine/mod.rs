@@ -1,8 +1,9 @@
 //! The simulation engine: cycle loop, packet movement, credits, generation, measurement.
 //!
 //! Time advances one cycle at a time, but work is done only where something happens: events
-//! (head arrivals, credit returns) come from a timing wheel, generation times come from a
-//! heap of per-node geometric gaps, and only routers holding packets are allocated. A packet
+//! (head arrivals, credit returns, input ports freeing) come from a timing wheel, generation
+//! times from a calendar of per-node geometric gaps, only routers holding packets are
+//! allocated, and a blocked packet sleeps until one of its outputs can take it. A packet
 //! granted an output occupies the link for `len` cycles and its head reaches the next buffer
 //! after the link latency; credits come back phit by phit as it drains, all without work per
 //! phit.
@@ -706,7 +707,7 @@ impl TopologyShape for Dragonfly {
 }
 
 fn describe_pattern(cfg: &Config) -> String {
-    use crate::config::PatternKind as P;
+    use crate::config::{MixEntry, PatternKind as P};
     let t = &cfg.traffic;
     let one = |k: P, off: usize| match k {
         P::Uniform => "UN".to_string(),
@@ -716,24 +717,27 @@ fn describe_pattern(cfg: &Config) -> String {
         P::Permutation => "permutation".into(),
         P::HotSpot => "hot-spot".into(),
     };
-    let base = if t.mix.is_empty() {
-        one(t.pattern, t.offset)
-    } else {
-        t.mix
-            .iter()
-            .map(|m| format!("{}:{}", one(m.pattern, m.offset), m.weight))
+    let mix = |m: &[MixEntry]| {
+        m.iter()
+            .map(|e| format!("{}:{}", one(e.pattern, e.offset), e.weight))
             .collect::<Vec<_>>()
             .join("/")
     };
+    let base = if t.mix.is_empty() { one(t.pattern, t.offset) } else { mix(&t.mix) };
     match &t.change {
-        Some(ch) => format!(
-            "{base} -> {} @{}",
-            one(
-                ch.pattern.unwrap_or(t.pattern),
-                ch.offset.unwrap_or(t.offset)
-            ),
-            ch.at_cycle
-        ),
+        Some(ch) => {
+            // Mirrors Workload::new: a change's mix wins, then its pattern/offset, else the
+            // pattern stays and only the load changes.
+            let after = if !ch.mix.is_empty() {
+                mix(&ch.mix)
+            } else if ch.pattern.is_some() || ch.offset.is_some() {
+                one(ch.pattern.unwrap_or(t.pattern), ch.offset.unwrap_or(t.offset))
+            } else {
+                base.clone()
+            };
+            let load = ch.load.map(|l| format!(" load {l}")).unwrap_or_default();
+            format!("{base} -> {after}{load} @{}", ch.at_cycle)
+        }
         None => base,
     }
 }

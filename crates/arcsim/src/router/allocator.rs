@@ -36,6 +36,7 @@ impl Request {
             vc_hi: 0,
             kind: crate::routing::HopKind::Minimal,
             tag: 0,
+            reserve: 0,
         },
         age: 0,
     };
@@ -43,6 +44,7 @@ impl Request {
 
 /// Choose the VC in `[lo, hi]` of an output (its VCs are `vcs`) with room for `len` phits,
 /// by policy.
+#[allow(clippy::too_many_arguments)] // a hot leaf: a parameter struct would only add copies
 #[inline]
 pub(crate) fn select_vc(
     vcs: &[VcState],

@@ -51,6 +51,7 @@ pub fn ejection(df: &Dragonfly, pkt: &Packet) -> Candidate {
         vc_hi: 0,
         kind: HopKind::Minimal,
         tag: 0,
+        reserve: 0,
     }
 }
 
@@ -77,6 +78,7 @@ pub fn hop_candidate(
             vc_hi,
             kind,
             tag: 0,
+            reserve: 0,
         }
     })
 }

@@ -41,6 +41,9 @@ pub struct Candidate {
     pub kind: HopKind,
     /// Algorithm-defined tag, handed back in [`Routing::commit`].
     pub tag: u8,
+    /// Free phits the chosen VC must keep beyond the packet itself (bubble flow control on
+    /// an escape ring, BCM's injection bubble). 0 for plain virtual cut-through.
+    pub reserve: u16,
 }
 
 pub const MAX_CANDIDATES: usize = 64;
@@ -61,6 +64,7 @@ impl Default for Candidates {
                 vc_hi: 0,
                 kind: HopKind::Minimal,
                 tag: 0,
+                reserve: 0,
             }; MAX_CANDIDATES],
             len: 0,
         }

@@ -1,7 +1,8 @@
 //! UGAL-L (Kim et al., ISCA 2008): at the injection router, compare the minimal path with one
 //! random Valiant path using local output-queue occupancy times hop count:
-//! minimal if `q_min * H_min <= q_val * H_val + threshold`. Deadlock-free with 3/2 VCs (the
-//! minimal path uses the Valiant path's positions l0-g0-l1, a prefix-compatible order).
+//! minimal if `q_min * H_min <= q_val * H_val + threshold`. Deadlock-free with 3/2 VCs: a
+//! minimal packet takes the positions of the second half of a Valiant path (l1-g1-l2), which
+//! keeps every path increasing in the order l0 < g0 < l1 < g1 < l2.
 
 use super::min::{minimal_distance, minimal_hop};
 use super::valiant::{random_other_group, ValRouting, DECIDED};

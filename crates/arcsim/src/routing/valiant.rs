@@ -70,6 +70,7 @@ impl ValRouting {
                     vc_hi,
                     kind: HopKind::NonMinimal,
                     tag: 0,
+                    reserve: 0,
                 }
             } else {
                 hop_candidate(df, vcs, ctx.router, gate, 0, 0, HopKind::NonMinimal)

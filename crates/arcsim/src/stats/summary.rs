@@ -101,8 +101,9 @@ pub struct Burst {
     pub consumption_cycles: u64,
 }
 
-/// Everything a run reports. `wall_seconds` and `cycles_per_second` are the only fields that
-/// depend on the machine; the rest is a pure function of the configuration.
+/// Everything a run reports. `wall_seconds`, `cycles_per_second` and `packet_hops_per_second`
+/// are the only fields that depend on the machine; the rest is a pure function of the
+/// configuration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunResult {
     pub topology: String,
