@@ -78,7 +78,8 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
     let path = out.join("result.json");
     std::fs::write(&path, serde_json::to_string_pretty(&file)?)
         .with_context(|| format!("writing {}", path.display()))?;
-    std::fs::write(out.join("config.toml"), cfg.to_toml_string()?).context("writing config.toml")?;
+    std::fs::write(out.join("config.toml"), cfg.to_toml_string()?)
+        .context("writing config.toml")?;
     plot_run(first, out)?;
     println!(
         "wrote {} and plots series.{{svg,png}}, hops.{{svg,png}}",

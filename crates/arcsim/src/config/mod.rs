@@ -321,7 +321,8 @@ impl Config {
     }
 
     pub fn to_toml_string(&self) -> Result<String, ConfigError> {
-        toml::to_string_pretty(self).map_err(|e| ConfigError::Syntax(format!("serialising the configuration: {e}")))
+        toml::to_string_pretty(self)
+            .map_err(|e| ConfigError::Syntax(format!("serialising the configuration: {e}")))
     }
 
     /// Cross-field validation. Call before building a simulation.
@@ -602,6 +603,9 @@ mod tests {
     #[test]
     fn round_trips_through_toml() {
         let c = Config::embedded_default();
-        assert_eq!(Config::from_toml_str(&c.to_toml_string().unwrap()).unwrap(), c);
+        assert_eq!(
+            Config::from_toml_str(&c.to_toml_string().unwrap()).unwrap(),
+            c
+        );
     }
 }

@@ -723,7 +723,11 @@ fn describe_pattern(cfg: &Config) -> String {
             .collect::<Vec<_>>()
             .join("/")
     };
-    let base = if t.mix.is_empty() { one(t.pattern, t.offset) } else { mix(&t.mix) };
+    let base = if t.mix.is_empty() {
+        one(t.pattern, t.offset)
+    } else {
+        mix(&t.mix)
+    };
     match &t.change {
         Some(ch) => {
             // Mirrors Workload::new: a change's mix wins, then its pattern/offset, else the
@@ -731,7 +735,10 @@ fn describe_pattern(cfg: &Config) -> String {
             let after = if !ch.mix.is_empty() {
                 mix(&ch.mix)
             } else if ch.pattern.is_some() || ch.offset.is_some() {
-                one(ch.pattern.unwrap_or(t.pattern), ch.offset.unwrap_or(t.offset))
+                one(
+                    ch.pattern.unwrap_or(t.pattern),
+                    ch.offset.unwrap_or(t.offset),
+                )
             } else {
                 base.clone()
             };

@@ -4,6 +4,7 @@
 //! topology type instead. Fat trees, MINs and graphs read from a file implement the same trait.
 
 pub mod dragonfly;
+pub mod escape;
 
 pub use dragonfly::Dragonfly;
 
