@@ -152,6 +152,10 @@ pub enum RoutingAlgorithm {
     Val,
     ValAny,
     UgalL,
+    /// On-the-fly adaptive routing (seed 001, section 3) with local and global misrouting.
+    Ofar,
+    /// OFAR without local misrouting.
+    OfarL,
 }
 
 impl RoutingAlgorithm {
@@ -161,9 +165,44 @@ impl RoutingAlgorithm {
             RoutingAlgorithm::Val => "val",
             RoutingAlgorithm::ValAny => "val-any",
             RoutingAlgorithm::UgalL => "ugal-l",
+            RoutingAlgorithm::Ofar => "ofar",
+            RoutingAlgorithm::OfarL => "ofar-l",
         }
     }
+
+    /// Whether the routing decouples VCs from deadlock avoidance and needs an escape
+    /// subnetwork.
+    pub fn uses_escape(self) -> bool {
+        matches!(self, RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL)
+    }
 }
+
+/// Escape subnetwork of OFAR (seed 001, section 3.3), embedded with one extra VC per
+/// subnetwork on the links it uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EscapeKind {
+    /// Hamiltonian ring(s) with bubble flow control (`routing.rings`).
+    Ring,
+    /// Spanning tree rooted at `routing.tree_root` with up/down routing.
+    Tree,
+    /// No escape network: NOT deadlock-free; exists to show the deadlock OFAR would reach.
+    None,
+}
+
+/// Injection-based congestion management (seed 001, section 3.4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CongestionKind {
+    None,
+    /// Base congestion management: inject only if the target buffer keeps a bubble.
+    Bcm,
+    /// Escape congestion management: no injection while every escape buffer of the router is
+    /// above a threshold.
+    Ecm,
+}
+
+pub use crate::topology::escape::RingKind;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -174,6 +213,21 @@ pub struct RoutingConfig {
     /// When false, every hop may use any VC: NOT deadlock-free. Exists to study deadlock and
     /// to exercise the watchdog.
     pub ordered_vcs: bool,
+    /// OFAR: misroute only to outputs with occupancy <= misroute_threshold * Q_min.
+    pub misroute_threshold: f64,
+    /// OFAR: escape subnetwork.
+    pub escape: EscapeKind,
+    /// OFAR with escape = "ring": the rings, one extra VC each; a packet is assigned one at
+    /// random when generated.
+    pub rings: Vec<RingKind>,
+    /// OFAR with escape = "tree": the root router.
+    pub tree_root: usize,
+    /// OFAR: injection restriction.
+    pub congestion: CongestionKind,
+    /// BCM: packets of free space the target buffer must keep beyond the injected packet.
+    pub bcm_bubble: u32,
+    /// ECM: occupancy (0..1) above which an escape buffer counts as congested.
+    pub ecm_threshold: f64,
 }
 
 impl Default for RoutingConfig {
@@ -182,7 +236,93 @@ impl Default for RoutingConfig {
             algorithm: RoutingAlgorithm::Min,
             ugal_threshold: 0.0,
             ordered_vcs: true,
+            misroute_threshold: 0.9,
+            escape: EscapeKind::Ring,
+            rings: vec![RingKind::A],
+            tree_root: 0,
+            congestion: CongestionKind::None,
+            bcm_bubble: 2,
+            ecm_threshold: 0.2,
         }
+    }
+}
+
+impl RoutingConfig {
+    pub fn validate(
+        &self,
+        topo: &TopologyConfig,
+        router: &RouterConfig,
+    ) -> Result<(), ConfigError> {
+        if !(0.0..=1.0).contains(&self.misroute_threshold) {
+            return Err(field_err(
+                "routing.misroute_threshold",
+                "must be in [0, 1] (seed 001 uses 0.9)",
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.ecm_threshold) {
+            return Err(field_err(
+                "routing.ecm_threshold",
+                "must be in [0, 1] (seed 001 uses 0.2)",
+            ));
+        }
+        if !self.algorithm.uses_escape() {
+            if self.congestion != CongestionKind::None {
+                return Err(field_err(
+                    "routing.congestion",
+                    format!("BCM and ECM belong to OFAR; routing.algorithm = \"{}\" takes congestion = \"none\"", self.algorithm.name()),
+                ));
+            }
+            return Ok(());
+        }
+        let df = crate::topology::Dragonfly::new(topo);
+        match self.escape {
+            EscapeKind::Ring => {
+                if self.rings.is_empty() {
+                    return Err(field_err(
+                        "routing.rings",
+                        "give at least one ring, e.g. [\"a\"]",
+                    ));
+                }
+                for (i, k) in self.rings.iter().enumerate() {
+                    if self.rings[..i].contains(k) {
+                        return Err(field_err(
+                            "routing.rings",
+                            format!("ring {k:?} is listed twice"),
+                        ));
+                    }
+                    crate::topology::escape::ring(&df, *k)
+                        .map_err(|m| field_err("routing.rings", m))?;
+                }
+            }
+            EscapeKind::Tree => {
+                crate::topology::escape::tree(&df, self.tree_root)
+                    .map_err(|m| field_err("routing.tree_root", m))?;
+            }
+            EscapeKind::None => {}
+        }
+        if self.congestion == CongestionKind::Bcm {
+            let need = (self.bcm_bubble + 1) * router.packet_length;
+            for (name, size) in [
+                ("router.buffer_local", router.buffer_local),
+                ("router.buffer_global", router.buffer_global),
+            ] {
+                if size < need {
+                    return Err(field_err(
+                        name,
+                        format!("{size} phits cannot hold a packet plus the BCM bubble of {} packets ({need} phits): lower routing.bcm_bubble or enlarge the buffer", self.bcm_bubble),
+                    ));
+                }
+            }
+        }
+        if self.escape == EscapeKind::Ring
+            && router.buffer_local.min(router.buffer_global) < 2 * router.packet_length
+        {
+            return Err(field_err(
+                "router.buffer_local",
+                "bubble flow control on the escape ring needs buffers of at least two packets",
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -331,6 +471,7 @@ impl Config {
         self.router.validate()?;
         self.traffic.validate(&self.topology)?;
         self.simulation.validate()?;
+        self.routing.validate(&self.topology, &self.router)?;
         crate::routing::check_vcs(self)?;
         let t = &self.topology;
         let longest = t

@@ -20,7 +20,9 @@ use crate::rng::Rng;
 use crate::router::buffers::{OutVc, Slots};
 use crate::router::state::{PortState, VcState};
 use crate::routing::{self, vc::VcMap, Candidates, Routing};
-use crate::stats::summary::{Burst, Hops, MeanMax, Packets, PerEntity, Series, SeriesPoint};
+use crate::stats::summary::{
+    Burst, EscapeStats, Hops, MeanMax, Packets, PerEntity, Series, SeriesPoint,
+};
 use crate::stats::{Collector, Dist, Fairness, RunResult};
 use crate::topology::{Dragonfly, Network, PortClass, Topology};
 use crate::traffic::calendar::Calendar;
@@ -68,10 +70,11 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
     cfg.validate()?;
     let df = Dragonfly::new(&cfg.topology);
     let needs = routing::vc_needs(cfg.routing.algorithm);
+    let auto = routing::default_vcs(cfg.routing.algorithm);
     let vcs = VcMap::new(
         cfg.routing.ordered_vcs,
-        effective_vcs(cfg.router.vcs_local, needs.local) as u8,
-        effective_vcs(cfg.router.vcs_global, needs.global) as u8,
+        effective_vcs(cfg.router.vcs_local, auto.local) as u8,
+        effective_vcs(cfg.router.vcs_global, auto.global) as u8,
         needs,
     );
     Ok(match cfg.routing.algorithm {
@@ -99,6 +102,20 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
                 vcs,
             },
         )),
+        RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL => {
+            let r = routing::OfarRouting::new(
+                df.clone(),
+                &cfg.routing,
+                effective_vcs(cfg.router.vcs_local, auto.local) as u8,
+                effective_vcs(cfg.router.vcs_global, auto.global) as u8,
+                cfg.routing.algorithm == RoutingAlgorithm::Ofar,
+            )
+            .map_err(|m| ConfigError::Field {
+                field: "routing".into(),
+                message: m,
+            })?;
+            Box::new(Simulation::new(cfg, &df, r))
+        }
         RoutingAlgorithm::UgalL => Box::new(Simulation::new(
             cfg,
             &df,
@@ -186,7 +203,7 @@ impl<R: Routing> Simulation<R> {
         let net = topo.network();
         let (p, a, g) = topo.shape();
         let rc = &cfg.router;
-        let needs = routing::vc_needs(cfg.routing.algorithm);
+        let needs = routing::default_vcs(cfg.routing.algorithm);
         let len = rc.packet_length;
         let n_ports = net.ports.len();
         let mut ports = Vec::with_capacity(n_ports);
@@ -361,6 +378,8 @@ impl<R: Routing> Simulation<R> {
             hops: 0,
             local_hops: 0,
             global_hops: 0,
+            escape_hops: 0,
+            escape_entries: 0,
             misrouted: false,
             route: RouteState::default(),
         });
@@ -518,15 +537,7 @@ impl<R: Routing> Simulation<R> {
             PortClass::Terminal => {
                 let p = *self.pool.get(id);
                 let tail = now + len - 1 + pout.latency as u64;
-                self.collector.on_deliver(
-                    tail,
-                    p.gen_time,
-                    p.inject_time,
-                    len,
-                    p.hops as usize,
-                    p.misrouted,
-                    r,
-                );
+                self.collector.on_deliver(tail, &p, r);
                 self.last_tail = self.last_tail.max(tail);
                 self.delivered += 1;
                 self.pool.release(id);
@@ -537,6 +548,9 @@ impl<R: Routing> Simulation<R> {
                     .consume(len as u32);
                 let p = self.pool.get_mut(id);
                 p.hops += 1;
+                if cand.kind == routing::HopKind::Escape {
+                    p.escape_hops += 1;
+                }
                 if class == PortClass::Global {
                     p.global_hops += 1;
                 } else {
@@ -660,6 +674,13 @@ impl<R: Routing> Simulation<R> {
                 histogram: c.hops[..=max_hops].to_vec(),
             },
             misrouted_fraction: c.misrouted_in_window as f64 / n,
+            escape: EscapeStats {
+                entered_fraction: c.escaped_in_window as f64 / n,
+                entries_mean: c.escape_entries_sum as f64 / n,
+                entries_max: c.escape_entries_max as u64,
+                hops_mean: c.escape_hops_sum as f64 / n,
+                max_hops_without_escape: c.max_hops_no_escape as u64,
+            },
             packets: Packets {
                 generated: self.generated,
                 delivered: self.delivered,

@@ -28,6 +28,9 @@ pub struct Packet {
     pub hops: u16,
     pub local_hops: u8,
     pub global_hops: u8,
+    /// Hops taken on escape-subnetwork VCs, and how many times the packet entered one.
+    pub escape_hops: u16,
+    pub escape_entries: u8,
     /// Set when any routing decision made the path non-minimal.
     pub misrouted: bool,
     pub route: RouteState,

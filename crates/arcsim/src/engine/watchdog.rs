@@ -87,6 +87,8 @@ impl<R: Routing> Simulation<R> {
                 router: r,
                 in_port: port,
                 in_class: pin.class,
+                in_vc: vc - pin.vc_base as usize,
+                taken: 0,
                 ports,
                 vcs: &self.vcs,
                 rng: &mut self.rng,

@@ -217,6 +217,8 @@ impl<R: Routing> Simulation<R> {
                 router: r,
                 in_port: i,
                 in_class,
+                in_vc: v,
+                taken: out_done,
                 ports,
                 vcs: &self.vcs,
                 rng: &mut self.rng,

@@ -8,6 +8,7 @@
 //! with room for the whole packet; [`Routing::commit`] then tells the algorithm which one won.
 
 pub mod min;
+pub mod ofar;
 pub mod ugal;
 pub mod valiant;
 pub mod vc;
@@ -20,6 +21,7 @@ use crate::router::state::{PortState, VcState};
 use crate::topology::PortClass;
 
 pub use min::MinRouting;
+pub use ofar::OfarRouting;
 pub use ugal::UgalLRouting;
 pub use valiant::{ValAnyRouting, ValRouting};
 pub use vc::VcNeeds;
@@ -98,6 +100,10 @@ pub struct RouteCtx<'a> {
     pub router: usize,
     pub in_port: usize,
     pub in_class: PortClass,
+    /// VC of the input port the packet sits in.
+    pub in_vc: usize,
+    /// Outputs already granted to other inputs this cycle (bit per local port).
+    pub taken: u64,
     /// This router's ports, indexed by local port number.
     pub(crate) ports: &'a [PortState],
     /// Every VC of the network (indexed through `PortState::vc_base`).
@@ -135,10 +141,41 @@ impl RouteCtx<'_> {
     pub fn vc_count(&self, port: usize) -> usize {
         self.ports[port].vc_count as usize
     }
-    /// Whether the output link is idle this cycle.
+    /// Whether the output link is idle this cycle and not granted to another input.
     #[inline]
     pub fn output_idle(&self, port: usize) -> bool {
-        self.ports[port].out_busy <= self.now
+        self.ports[port].out_busy <= self.now && self.taken & (1u64 << port) == 0
+    }
+    /// Whether output `port` can take a packet of `need` phits now on some VC in `lo..=hi`.
+    #[inline]
+    pub fn can_take(&self, port: usize, lo: usize, hi: usize, need: u32) -> bool {
+        if !self.output_idle(port) {
+            return false;
+        }
+        let p = &self.ports[port];
+        if p.class == PortClass::Terminal {
+            return true;
+        }
+        let b = p.vc_base as usize;
+        (lo..=hi.min(p.vc_count as usize - 1))
+            .any(|v| self.vcs[b + v].credit.credits(self.now) >= need)
+    }
+    /// Occupancy (0..=1) of the least occupied VC in `lo..=hi` of output `port`, as seen
+    /// through credits: the queue a shortest-queue VC selection would use.
+    pub fn occupancy_fraction(&self, port: usize, lo: usize, hi: usize) -> f64 {
+        let p = &self.ports[port];
+        let b = p.vc_base as usize;
+        (lo..=hi.min(p.vc_count as usize - 1))
+            .map(|v| {
+                let c = &self.vcs[b + v].credit;
+                c.occupancy(self.now) as f64 / c.capacity.max(1) as f64
+            })
+            .fold(1.0, f64::min)
+    }
+    /// Fill (0..=1) of this router's input buffer `vc` of input `port`, in packets held.
+    pub fn input_fill(&self, port: usize, vc: usize) -> f64 {
+        let f = &self.vcs[self.ports[port].vc_base as usize + vc].fifo;
+        f.len as f64 / f.cap.max(1) as f64
     }
     pub fn class(&self, port: usize) -> PortClass {
         self.ports[port].class
@@ -153,6 +190,11 @@ pub trait Routing {
     /// The allocator granted `cand` to `pkt` (called once per hop, before the hop counters
     /// are updated).
     fn commit(&self, _pkt: &mut Packet, _router: usize, _cand: &Candidate) {}
+    /// VCs this routing adds to the link behind `port` of `router` (escape subnetworks). Must
+    /// be the same at both ends of a link; the engine checks it.
+    fn extra_vcs(&self, _router: usize, _port: usize) -> usize {
+        0
+    }
     /// Whether the candidates of an already-routed packet depend on router state (credits,
     /// busy outputs). Such algorithms are re-asked every cycle; others let a blocked packet
     /// sleep until one of its candidates can become available.
@@ -163,19 +205,25 @@ pub trait Routing {
 
 /// VCs per link class the configured routing needs.
 pub fn vc_needs(alg: RoutingAlgorithm) -> VcNeeds {
+    let (local, global) = match alg {
+        RoutingAlgorithm::Min => (2, 1),
+        RoutingAlgorithm::Val | RoutingAlgorithm::UgalL => (3, 2),
+        RoutingAlgorithm::ValAny => (4, 2),
+        // Canonical VCs carry no ordering; the escape VCs come on top.
+        RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL => (1, 1),
+    };
+    VcNeeds { local, global }
+}
+
+/// VCs used when `router.vcs_local`/`vcs_global` are 0: what the routing needs, and for OFAR
+/// the 3/2 of seed 001 Table 1.
+pub fn default_vcs(alg: RoutingAlgorithm) -> VcNeeds {
     match alg {
-        RoutingAlgorithm::Min => VcNeeds {
-            local: 2,
-            global: 1,
-        },
-        RoutingAlgorithm::Val | RoutingAlgorithm::UgalL => VcNeeds {
+        RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL => VcNeeds {
             local: 3,
             global: 2,
         },
-        RoutingAlgorithm::ValAny => VcNeeds {
-            local: 4,
-            global: 2,
-        },
+        other => vc_needs(other),
     }
 }
 

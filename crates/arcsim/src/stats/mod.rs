@@ -8,6 +8,7 @@ pub mod summary;
 
 pub use summary::{Dist, Fairness, RunResult, Series, SeriesPoint};
 
+use crate::engine::packet::Packet;
 use hdrhistogram::Histogram;
 
 pub const HOP_BUCKETS: usize = 64;
@@ -32,6 +33,13 @@ pub struct Collector {
     /// Phits delivered in the window, per destination router.
     pub accepted_per_router: Vec<u64>,
     pub series: Option<SeriesAcc>,
+    /// Escape-network use by the packets delivered in the window.
+    pub escaped_in_window: u64,
+    pub escape_entries_sum: u64,
+    pub escape_entries_max: u8,
+    pub escape_hops_sum: u64,
+    /// Longest path of a packet that never entered the escape network (OFAR's bound: 8).
+    pub max_hops_no_escape: u16,
 }
 
 /// Time series accumulator: windows of `width` cycles from cycle 0.
@@ -77,6 +85,11 @@ impl Collector {
             generated_in_window: 0,
             injected_per_router: vec![0; routers],
             accepted_per_router: vec![0; routers],
+            escaped_in_window: 0,
+            escape_entries_sum: 0,
+            escape_entries_max: 0,
+            escape_hops_sum: 0,
+            max_hops_no_escape: 0,
             series: (series_window > 0).then(|| SeriesAcc {
                 width: series_window,
                 delivered_phits: Vec::new(),
@@ -110,19 +123,16 @@ impl Collector {
         }
     }
 
-    /// A packet's tail reaches its destination at `tail`.
-    #[allow(clippy::too_many_arguments)]
+    /// Packet `p` has its tail delivered at `tail` at router `dst_router`.
     #[inline]
-    pub fn on_deliver(
-        &mut self,
-        tail: u64,
-        gen: u64,
-        inject: u64,
-        len: u64,
-        hops: usize,
-        misrouted: bool,
-        dst_router: usize,
-    ) {
+    pub fn on_deliver(&mut self, tail: u64, p: &Packet, dst_router: usize) {
+        let (gen, inject, len, hops, misrouted) = (
+            p.gen_time,
+            p.inject_time,
+            p.len as u64,
+            p.hops as usize,
+            p.misrouted,
+        );
         if let Some(s) = &mut self.series {
             *SeriesAcc::slot(&mut s.delivered_phits, (tail / s.width) as usize) += len;
             let gw = (gen / s.width) as usize;
@@ -145,5 +155,13 @@ impl Collector {
         self.hops_sum += hops as u64;
         self.hops[hops.min(HOP_BUCKETS - 1)] += 1;
         self.accepted_per_router[dst_router] += len;
+        if p.escape_entries > 0 {
+            self.escaped_in_window += 1;
+            self.escape_entries_sum += p.escape_entries as u64;
+            self.escape_entries_max = self.escape_entries_max.max(p.escape_entries);
+            self.escape_hops_sum += p.escape_hops as u64;
+        } else {
+            self.max_hops_no_escape = self.max_hops_no_escape.max(p.hops);
+        }
     }
 }

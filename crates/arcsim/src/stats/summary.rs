@@ -66,6 +66,20 @@ pub struct Hops {
     pub histogram: Vec<u64>,
 }
 
+/// Escape-subnetwork use (OFAR) by the packets delivered in the window.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EscapeStats {
+    /// Share of packets that entered an escape network at least once.
+    pub entered_fraction: f64,
+    /// Mean number of entries into the escape network per packet.
+    pub entries_mean: f64,
+    pub entries_max: u64,
+    /// Mean hops taken on escape VCs per packet.
+    pub hops_mean: f64,
+    /// Longest path (hops) of a packet that never entered the escape network.
+    pub max_hops_without_escape: u64,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PerEntity {
     /// Packets injected (left the injection queue) in the window.
@@ -120,6 +134,7 @@ pub struct RunResult {
     pub network_latency: MeanMax,
     pub hops: Hops,
     pub misrouted_fraction: f64,
+    pub escape: EscapeStats,
     pub packets: Packets,
     pub per_router: PerEntity,
     pub per_group: PerEntity,

@@ -67,7 +67,7 @@ fn ring_params(df: &Dragonfly, kind: RingKind) -> Result<(usize, usize), String>
             }
             match (kind, h % 2 == 0) {
                 (RingKind::B, true) if h > 2 => Ok((h / 2, h + 1)),
-                (RingKind::B, false) if h > 3 => Ok(((h + 1) / 2, h + 2)),
+                (RingKind::B, false) if h > 3 => Ok((h.div_ceil(2), h + 2)),
                 (RingKind::C, false) if h > 3 => Ok(((h - 3) / 2, h - 2)),
                 (RingKind::B, _) => Err(format!(
                     "ring B exists for even h > 2 and odd h > 3 (h = {h})"

@@ -1,0 +1,353 @@
+//! OFAR: On-the-Fly Adaptive Routing (García et al., seed 001, section 3).
+//!
+//! Every router decides from its own credit counts. Precedence: the minimal output; if it is
+//! unavailable (granted to another input, busy, or without room), a random non-minimal output
+//! whose occupancy is at most `threshold * Q_min`; then the escape subnetwork. Packets leave
+//! the escape network as soon as a canonical output is available, since the same precedence
+//! applies wherever the packet is.
+//!
+//! Misrouting rules (section 3.1): at most one global misroute per packet and one local
+//! misroute per group (header flags). In the source group only global misrouting is allowed,
+//! with the MM+L policy: from the injection queue directly through a global port of this
+//! router; from a local queue through a non-minimal local hop first, then a global port of
+//! the next router. Elsewhere (and for traffic inside a group) only local misrouting, and only
+//! when the minimal output is a local port. OFAR-L never misroutes locally except for the
+//! MM+L hop that a global misroute needs.
+//!
+//! Canonical VCs carry no ordering (any VC, chosen by the VC selection policy); deadlock
+//! freedom comes from the escape subnetwork: Hamiltonian rings with bubble flow control
+//! (entering a ring needs room for two packets) or a tree with up/down routing.
+
+use super::min::{ejection, minimal_hop};
+use super::{Candidate, Candidates, HopKind, RouteCtx, Routing};
+use crate::config::{CongestionKind, EscapeKind, RoutingConfig};
+use crate::engine::packet::Packet;
+use crate::topology::escape::{self, Ring, Tree};
+use crate::topology::{Dragonfly, PortClass, Topology};
+
+const DECIDED: u8 = 1;
+const GLOBAL_DONE: u8 = 2;
+/// An MM+L local hop was taken: misroute globally at the next router.
+const PENDING_GLOBAL: u8 = 4;
+const IN_ESCAPE: u8 = 8;
+/// `route.inter` value meaning "no local misroute yet".
+const NO_GROUP: u32 = u32::MAX;
+
+// Candidate tags (what the hop means for the header flags).
+const TAG_MIN: u8 = 0;
+const TAG_LOCAL_MIS: u8 = 1;
+const TAG_GLOBAL_MIS: u8 = 2;
+const TAG_MML_LOCAL: u8 = 3;
+const TAG_ESCAPE: u8 = 4;
+
+enum Escape {
+    None,
+    Rings(Vec<Ring>),
+    Tree(Tree),
+}
+
+pub struct OfarRouting {
+    df: Dragonfly,
+    allow_local: bool,
+    threshold: f64,
+    /// Canonical VCs per class: any of 0..n.
+    local_vcs: u8,
+    global_vcs: u8,
+    escape: Escape,
+    /// `escape_vc[s][r * radix + port]`: the VC of subnetwork s on that port (u8::MAX: none).
+    escape_vc: Vec<Vec<u8>>,
+    /// Extra VCs per `r * radix + port`.
+    extra: Vec<u8>,
+    /// Per router: (input port, VC) of the escape buffers it receives on (ECM).
+    escape_inputs: Vec<Vec<(u16, u8)>>,
+    congestion: CongestionKind,
+    bcm_bubble: u32,
+    ecm_threshold: f64,
+    name: &'static str,
+}
+
+impl OfarRouting {
+    pub fn new(
+        df: Dragonfly,
+        cfg: &RoutingConfig,
+        local_vcs: u8,
+        global_vcs: u8,
+        local_misrouting: bool,
+    ) -> Result<OfarRouting, String> {
+        let radix = df.radix();
+        let net = df.network();
+        let escape = match cfg.escape {
+            EscapeKind::Ring => Escape::Rings(
+                cfg.rings
+                    .iter()
+                    .map(|&k| escape::ring(&df, k))
+                    .collect::<Result<_, _>>()?,
+            ),
+            EscapeKind::Tree => Escape::Tree(escape::tree(&df, cfg.tree_root)?),
+            EscapeKind::None => Escape::None,
+        };
+        // Channels of each subnetwork: (router, output port) in its direction of travel.
+        let channels: Vec<Vec<(usize, usize)>> = match &escape {
+            Escape::None => Vec::new(),
+            Escape::Rings(rings) => rings
+                .iter()
+                .map(|ring| {
+                    (0..df.num_routers())
+                        .map(|r| (r, ring.next_port[r] as usize))
+                        .collect()
+                })
+                .collect(),
+            Escape::Tree(tree) => vec![(0..df.num_routers())
+                .filter_map(|r| tree.parent[r].map(|(_, port)| (r, port as usize)))
+                .flat_map(|(r, port)| {
+                    let info = net.port(r, port);
+                    [(r, port), (info.peer as usize, info.peer_port as usize)]
+                })
+                .collect()],
+        };
+        let n_ports = df.num_routers() * radix;
+        let mut extra = vec![0u8; n_ports];
+        let mut escape_vc = Vec::new();
+        let mut escape_inputs = vec![Vec::new(); df.num_routers()];
+        for chans in &channels {
+            let mut vc = vec![u8::MAX; n_ports];
+            for &(r, port) in chans {
+                let info = net.port(r, port);
+                let (s, sp) = (info.peer as usize, info.peer_port as usize);
+                let (a, b) = (r * radix + port, s * radix + sp);
+                if vc[a] != u8::MAX {
+                    continue; // both directions of a tree link: one VC serves both.
+                }
+                // The same index at both ends of the link: next free extra VC of the link.
+                let base = if port >= df.first_global_port() {
+                    global_vcs
+                } else {
+                    local_vcs
+                };
+                let idx = base + extra[a];
+                vc[a] = idx;
+                vc[b] = idx;
+                extra[a] += 1;
+                extra[b] += 1;
+                escape_inputs[s].push((sp as u16, idx));
+                if matches!(escape, Escape::Tree(_)) {
+                    escape_inputs[r].push((port as u16, idx));
+                }
+            }
+            escape_vc.push(vc);
+        }
+        Ok(OfarRouting {
+            df,
+            allow_local: local_misrouting,
+            threshold: cfg.misroute_threshold,
+            local_vcs,
+            global_vcs,
+            escape,
+            escape_vc,
+            extra,
+            escape_inputs,
+            congestion: cfg.congestion,
+            bcm_bubble: cfg.bcm_bubble,
+            ecm_threshold: cfg.ecm_threshold,
+            name: if local_misrouting { "ofar" } else { "ofar-l" },
+        })
+    }
+
+    #[inline]
+    fn canonical(&self, port: usize) -> (u8, u8) {
+        if port >= self.df.first_global_port() {
+            (0, self.global_vcs - 1)
+        } else {
+            (0, self.local_vcs - 1)
+        }
+    }
+
+    /// ECM: injection is stopped while every escape buffer of the router is above threshold.
+    fn ecm_blocks(&self, ctx: &RouteCtx) -> bool {
+        let bufs = &self.escape_inputs[ctx.router];
+        !bufs.is_empty()
+            && bufs
+                .iter()
+                .all(|&(p, v)| ctx.input_fill(p as usize, v as usize) > self.ecm_threshold)
+    }
+
+    /// The escape candidate of `pkt` at this router, if any.
+    fn escape_candidate(&self, ctx: &RouteCtx, pkt: &Packet) -> Option<Candidate> {
+        let r = ctx.router;
+        let radix = self.df.radix();
+        let (sub, port, reserve) = match &self.escape {
+            Escape::None => return None,
+            Escape::Rings(rings) => {
+                let k = pkt.route.phase as usize;
+                let port = rings[k].next_port[r] as usize;
+                // Bubble flow control: entering the ring needs room for a second packet.
+                let reserve = if pkt.route.flags & IN_ESCAPE != 0 {
+                    0
+                } else {
+                    pkt.len
+                };
+                (k, port, reserve)
+            }
+            Escape::Tree(tree) => (0, tree.next_port(&self.df, r, pkt.dst_router as usize)?, 0),
+        };
+        let vc = self.escape_vc[sub][r * radix + port];
+        debug_assert_ne!(vc, u8::MAX);
+        Some(Candidate {
+            port: port as u16,
+            vc_lo: vc,
+            vc_hi: vc,
+            kind: HopKind::Escape,
+            tag: TAG_ESCAPE,
+            reserve,
+        })
+    }
+}
+
+impl Routing for OfarRouting {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn extra_vcs(&self, router: usize, port: usize) -> usize {
+        self.extra[router * self.df.radix() + port] as usize
+    }
+
+    fn state_dependent(&self) -> bool {
+        true
+    }
+
+    fn route(&self, ctx: &mut RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
+        let df = &self.df;
+        if pkt.route.flags & DECIDED == 0 {
+            pkt.route.flags |= DECIDED;
+            pkt.route.inter = NO_GROUP;
+            if let Escape::Rings(rings) = &self.escape {
+                pkt.route.phase = ctx.rng.below(rings.len() as u64) as u8;
+            }
+        }
+        let (cur, dst) = (ctx.router, pkt.dst_router as usize);
+        if cur == dst {
+            out.push(ejection(df, pkt));
+            return;
+        }
+        let len = pkt.len as u32;
+        let injecting = ctx.in_class == PortClass::Terminal;
+        if injecting && self.congestion == CongestionKind::Ecm && self.ecm_blocks(ctx) {
+            return;
+        }
+        let reserve = if injecting && self.congestion == CongestionKind::Bcm {
+            (self.bcm_bubble * len) as u16
+        } else {
+            0
+        };
+        let (min_port, min_global) = minimal_hop(df, cur, dst).expect("not at destination");
+        let (lo, hi) = self.canonical(min_port);
+        if ctx.can_take(min_port, lo as usize, hi as usize, len + reserve as u32) {
+            out.push(Candidate {
+                port: min_port as u16,
+                vc_lo: lo,
+                vc_hi: hi,
+                kind: HopKind::Minimal,
+                tag: TAG_MIN,
+                reserve,
+            });
+            return;
+        }
+        // The minimal output is unavailable: look for a non-minimal one.
+        let q_min = ctx.occupancy_fraction(min_port, lo as usize, hi as usize);
+        let th = self.threshold * q_min;
+        let (cg, sg, dg) = (
+            df.group_of(cur),
+            df.group_of(df.router_of_node(pkt.src as usize)),
+            df.group_of(dst),
+        );
+        let flags = pkt.route.flags;
+        let local_done_here = pkt.route.inter == cg as u32;
+        let gp0 = df.first_global_port();
+        let (ports, tag): (std::ops::Range<usize>, u8) = if flags & PENDING_GLOBAL != 0 {
+            (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
+        } else if cg == sg && dg != sg {
+            if flags & GLOBAL_DONE != 0 {
+                (0..0, TAG_MIN)
+            } else if injecting {
+                (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
+            } else if !local_done_here {
+                (df.first_local_port()..gp0, TAG_MML_LOCAL)
+            } else {
+                (0..0, TAG_MIN)
+            }
+        } else if self.allow_local && !min_global && !local_done_here {
+            (df.first_local_port()..gp0, TAG_LOCAL_MIS)
+        } else {
+            (0..0, TAG_MIN)
+        };
+        // Eligible outputs: available, of the right class, not the minimal one, and occupancy
+        // within the threshold; one is picked at random.
+        let mut eligible = [0u8; crate::router::MAX_RADIX];
+        let mut n = 0;
+        for p in ports {
+            if p == min_port
+                || ctx.class(p)
+                    != if p >= gp0 {
+                        PortClass::Global
+                    } else {
+                        PortClass::Local
+                    }
+            {
+                continue;
+            }
+            let (plo, phi) = self.canonical(p);
+            if ctx.can_take(p, plo as usize, phi as usize, len + reserve as u32)
+                && ctx.occupancy_fraction(p, plo as usize, phi as usize) <= th
+            {
+                eligible[n] = p as u8;
+                n += 1;
+            }
+        }
+        if n > 0 {
+            let p = eligible[ctx.rng.below(n as u64) as usize] as usize;
+            let (plo, phi) = self.canonical(p);
+            out.push(Candidate {
+                port: p as u16,
+                vc_lo: plo,
+                vc_hi: phi,
+                kind: HopKind::NonMinimal,
+                tag,
+                reserve,
+            });
+            return;
+        }
+        if let Some(c) = self.escape_candidate(ctx, pkt) {
+            out.push(c);
+        }
+    }
+
+    fn commit(&self, pkt: &mut Packet, router: usize, cand: &Candidate) {
+        let f = &mut pkt.route.flags;
+        if cand.tag == TAG_ESCAPE {
+            if *f & IN_ESCAPE == 0 {
+                pkt.escape_entries = pkt.escape_entries.saturating_add(1);
+            }
+            *f |= IN_ESCAPE;
+        } else {
+            *f &= !IN_ESCAPE;
+        }
+        *f &= !PENDING_GLOBAL;
+        match cand.tag {
+            TAG_GLOBAL_MIS => {
+                *f |= GLOBAL_DONE;
+                pkt.misrouted = true;
+            }
+            TAG_MML_LOCAL => {
+                *f |= PENDING_GLOBAL;
+                pkt.route.inter = self.df.group_of(router) as u32;
+                pkt.misrouted = true;
+            }
+            TAG_LOCAL_MIS => {
+                pkt.route.inter = self.df.group_of(router) as u32;
+                pkt.misrouted = true;
+            }
+            _ => {}
+        }
+    }
+}
