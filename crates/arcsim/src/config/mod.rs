@@ -156,6 +156,8 @@ pub enum RoutingAlgorithm {
     Ofar,
     /// OFAR without local misrouting.
     OfarL,
+    /// Piggyback source-adaptive routing (Jiang et al. 2009), the reference of seed 001.
+    Pb,
 }
 
 impl RoutingAlgorithm {
@@ -167,6 +169,7 @@ impl RoutingAlgorithm {
             RoutingAlgorithm::UgalL => "ugal-l",
             RoutingAlgorithm::Ofar => "ofar",
             RoutingAlgorithm::OfarL => "ofar-l",
+            RoutingAlgorithm::Pb => "pb",
         }
     }
 
@@ -208,8 +211,13 @@ pub use crate::topology::escape::RingKind;
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingConfig {
     pub algorithm: RoutingAlgorithm,
-    /// UGAL-L: route minimally when q_min * H_min <= q_val * H_val + threshold (phits).
+    /// UGAL-L and PB: route minimally when q_min * H_min <= q_val * H_val + threshold (phits).
     pub ugal_threshold: f64,
+    /// PB: a global channel is flagged saturated when its occupancy exceeds this factor times
+    /// the mean occupancy of its router's global channels.
+    pub pb_factor: f64,
+    /// PB: cycles between samples of the flags; a group sees flags one to two periods old.
+    pub pb_period: u64,
     /// When false, every hop may use any VC: NOT deadlock-free. Exists to study deadlock and
     /// to exercise the watchdog.
     pub ordered_vcs: bool,
@@ -235,6 +243,8 @@ impl Default for RoutingConfig {
         RoutingConfig {
             algorithm: RoutingAlgorithm::Min,
             ugal_threshold: 0.0,
+            pb_factor: 2.0,
+            pb_period: 10,
             ordered_vcs: true,
             misroute_threshold: 0.9,
             escape: EscapeKind::Ring,
@@ -258,6 +268,15 @@ impl RoutingConfig {
                 "routing.misroute_threshold",
                 "must be in [0, 1] (seed 001 uses 0.9)",
             ));
+        }
+        if !(self.pb_factor >= 1.0 && self.pb_factor.is_finite()) {
+            return Err(field_err(
+                "routing.pb_factor",
+                "must be a finite number >= 1",
+            ));
+        }
+        if self.pb_period == 0 {
+            return Err(field_err("routing.pb_period", "must be at least 1 cycle"));
         }
         if !(0.0..=1.0).contains(&self.ecm_threshold) {
             return Err(field_err(

@@ -102,6 +102,17 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
                 vcs,
             },
         )),
+        RoutingAlgorithm::Pb => Box::new(Simulation::new(
+            cfg,
+            &df,
+            routing::PiggybackRouting::new(
+                df.clone(),
+                vcs,
+                cfg.routing.ugal_threshold,
+                cfg.routing.pb_factor,
+                cfg.routing.pb_period,
+            ),
+        )),
         RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL => {
             let r = routing::OfarRouting::new(
                 df.clone(),
@@ -194,6 +205,7 @@ pub struct Simulation<R: Routing> {
     pattern_name: String,
     group_size: usize,
     pub(crate) cands: Candidates,
+    routing_period: u64,
     pub(crate) req_scratch: [crate::router::allocator::Request; crate::router::MAX_RADIX],
     pub(crate) out_req_scratch: [u64; crate::router::MAX_RADIX],
 }
@@ -215,12 +227,24 @@ impl<R: Routing> Simulation<R> {
                 let info = net.ports[gp];
                 let (n, buf) = match info.class {
                     PortClass::Terminal => (rc.vcs_injection, rc.buffer_injection),
-                    PortClass::Local => (effective_vcs(rc.vcs_local, needs.local), rc.buffer_local),
-                    PortClass::Global => {
-                        (effective_vcs(rc.vcs_global, needs.global), rc.buffer_global)
-                    }
+                    PortClass::Local => (
+                        effective_vcs(rc.vcs_local, needs.local) + routing.extra_vcs(r, pt),
+                        rc.buffer_local,
+                    ),
+                    PortClass::Global => (
+                        effective_vcs(rc.vcs_global, needs.global) + routing.extra_vcs(r, pt),
+                        rc.buffer_global,
+                    ),
                     PortClass::Unused => (0, 0),
                 };
+                if matches!(info.class, PortClass::Local | PortClass::Global) {
+                    // Both ends of a link index the same VCs.
+                    assert_eq!(
+                        routing.extra_vcs(r, pt),
+                        routing.extra_vcs(info.peer as usize, info.peer_port as usize),
+                        "routing gives the two ends of a link different VC counts"
+                    );
+                }
                 let peer = match info.class {
                     PortClass::Local | PortClass::Global => {
                         net.port_base[info.peer as usize] + info.peer_port as u32
@@ -271,6 +295,7 @@ impl<R: Routing> Simulation<R> {
             (sim.warmup_cycles, sim.warmup_cycles + sim.measure_cycles)
         };
         let pattern_name = describe_pattern(cfg);
+        let routing_period = routing.period();
         Simulation {
             routing,
             now: 0,
@@ -315,6 +340,7 @@ impl<R: Routing> Simulation<R> {
             pattern_name,
             group_size: a,
             cands: Candidates::default(),
+            routing_period,
             req_scratch: [crate::router::allocator::Request::EMPTY; crate::router::MAX_RADIX],
             out_req_scratch: [0; crate::router::MAX_RADIX],
             net,
@@ -570,6 +596,10 @@ impl<R: Routing> Simulation<R> {
     fn cycle(&mut self) -> Result<(), SimError> {
         self.apply_change();
         self.process_events();
+        if self.routing_period > 0 && self.now % self.routing_period == 0 {
+            self.routing
+                .on_period(self.now, &self.net.port_base, &self.ports, &self.vcs);
+        }
         self.generate();
         self.allocate_all();
         if self.pool.live() > 0 && self.now - self.last_move > self.watchdog {

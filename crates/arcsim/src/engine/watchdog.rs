@@ -24,8 +24,16 @@ pub struct DeadlockReport {
     pub last_move: u64,
     pub in_flight: usize,
     pub occupied_buffers: usize,
-    pub examples: Vec<BlockedVc>,
+    /// A chain of waits: each buffer's head waits for room in the next one.
+    pub chain: Vec<BlockedVc>,
+    /// Whether the chain closes on itself (a cycle of full buffers).
+    pub cyclic: bool,
+    /// Buffers in the chain (or cycle); only the first few are kept in `chain`.
+    pub length: usize,
 }
+
+/// Buffers of the chain kept in the report.
+const MAX_SHOWN: usize = 24;
 
 impl fmt::Display for DeadlockReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -38,11 +46,30 @@ impl fmt::Display for DeadlockReport {
             self.in_flight,
             self.occupied_buffers
         )?;
-        writeln!(f, "blocked buffers (first {}):", self.examples.len())?;
-        for b in &self.examples {
+        writeln!(
+            f,
+            "{} of {} buffers{}, each head waiting for room in the next{}:",
+            if self.cyclic {
+                "cycle"
+            } else {
+                "chain of waits"
+            },
+            self.length,
+            if self.cyclic {
+                " closing on itself"
+            } else {
+                ""
+            },
+            if self.length > self.chain.len() {
+                format!(" (first {} shown)", self.chain.len())
+            } else {
+                String::new()
+            }
+        )?;
+        for b in &self.chain {
             write!(
                 f,
-                "  router {} input port {} ({:?}) VC {}: {} packets, head to node {} waits for",
+                "  router {} input port {} ({:?}) VC {}: {} packets, head to node {} wants",
                 b.router, b.port, b.class, b.vc, b.packets, b.head_dst
             )?;
             for (port, class, lo, hi, credits) in &b.wants {
@@ -50,6 +77,9 @@ impl fmt::Display for DeadlockReport {
                     f,
                     " output {port} ({class:?}) VCs {lo}..={hi} credits {credits:?};"
                 )?;
+            }
+            if b.wants.is_empty() {
+                write!(f, " nothing (routing offers no output)")?;
             }
             writeln!(f)?;
         }
@@ -61,69 +91,103 @@ impl fmt::Display for DeadlockReport {
 }
 
 impl<R: Routing> Simulation<R> {
-    pub(crate) fn deadlock_report(&mut self) -> DeadlockReport {
-        let mut examples = Vec::new();
-        let mut occupied = 0;
-        for vc in 0..self.vcs.len() {
-            let v = self.vcs[vc];
-            if v.fifo.len == 0 {
-                continue;
-            }
-            occupied += 1;
-            if examples.len() >= 12 {
-                continue;
-            }
-            let gp = v.port as usize;
-            let pin = self.ports[gp];
-            let r = pin.router as usize;
-            let base = self.net.port_base[r] as usize;
-            let radix = self.net.port_base[r + 1] as usize - base;
-            let port = gp - base;
-            let head = self.slots.front(&v.fifo).expect("non-empty");
-            let mut cands = crate::routing::Candidates::default();
-            let ports = &self.ports[base..base + radix];
-            let mut ctx = RouteCtx {
-                now: self.now,
-                router: r,
-                in_port: port,
-                in_class: pin.class,
-                in_vc: vc - pin.vc_base as usize,
-                taken: 0,
-                ports,
-                vcs: &self.vcs,
-                rng: &mut self.rng,
-            };
-            let pkt = self.pool.get_mut(head);
-            let dst = pkt.dst;
-            self.routing.route(&mut ctx, pkt, &mut cands);
-            let wants = cands
-                .as_slice()
-                .iter()
-                .map(|c| {
-                    let po = ports[c.port as usize];
-                    let vb = po.vc_base as usize;
-                    let credits = (c.vc_lo..=c.vc_hi.min(po.vc_count.saturating_sub(1)))
-                        .map(|vv| self.vcs[vb + vv as usize].credit.credits(self.now))
-                        .collect();
-                    (c.port as usize, po.class, c.vc_lo, c.vc_hi, credits)
-                })
-                .collect();
-            examples.push(BlockedVc {
-                router: r,
-                port,
-                class: pin.class,
-                vc: vc - pin.vc_base as usize,
-                packets: v.fifo.len as usize,
-                head_dst: dst,
-                wants,
-            });
+    /// What the head of VC `vc` waits for.
+    fn blocked(&mut self, vc: usize) -> BlockedVc {
+        let v = self.vcs[vc];
+        let gp = v.port as usize;
+        let pin = self.ports[gp];
+        let r = pin.router as usize;
+        let base = self.net.port_base[r] as usize;
+        let radix = self.net.port_base[r + 1] as usize - base;
+        let port = gp - base;
+        let head = self.slots.front(&v.fifo).expect("non-empty");
+        let mut cands = crate::routing::Candidates::default();
+        let ports = &self.ports[base..base + radix];
+        let mut ctx = RouteCtx {
+            now: self.now,
+            router: r,
+            in_port: port,
+            in_class: pin.class,
+            in_vc: vc - pin.vc_base as usize,
+            taken: 0,
+            ports,
+            vcs: &self.vcs,
+            rng: &mut self.rng,
+        };
+        let pkt = self.pool.get_mut(head);
+        let dst = pkt.dst;
+        self.routing.route(&mut ctx, pkt, &mut cands);
+        let wants = cands
+            .as_slice()
+            .iter()
+            .map(|c| {
+                let po = ports[c.port as usize];
+                let vb = po.vc_base as usize;
+                let credits = (c.vc_lo..=c.vc_hi.min(po.vc_count.saturating_sub(1)))
+                    .map(|vv| self.vcs[vb + vv as usize].credit.credits(self.now))
+                    .collect();
+                (c.port as usize, po.class, c.vc_lo, c.vc_hi, credits)
+            })
+            .collect();
+        BlockedVc {
+            router: r,
+            port,
+            class: pin.class,
+            vc: vc - pin.vc_base as usize,
+            packets: v.fifo.len as usize,
+            head_dst: dst,
+            wants,
         }
+    }
+
+    pub(crate) fn deadlock_report(&mut self) -> DeadlockReport {
+        let occupied = self.vcs.iter().filter(|v| v.fifo.len > 0).count();
+        // Follow the waits from the first occupied router-to-router buffer: the head's first
+        // candidate output, the VC there with the fewest credits, the buffer behind it, ...
+        let start = (0..self.vcs.len())
+            .find(|&i| {
+                self.vcs[i].fifo.len > 0
+                    && self.ports[self.vcs[i].port as usize].class != PortClass::Terminal
+            })
+            .or_else(|| (0..self.vcs.len()).find(|&i| self.vcs[i].fifo.len > 0));
+        let mut chain = Vec::new();
+        let mut visited: Vec<usize> = Vec::new();
+        let mut seen = vec![false; self.vcs.len()];
+        let mut cyclic = false;
+        let mut cur = start;
+        while let Some(vc) = cur {
+            if seen[vc] {
+                // Keep only the cycle itself: drop the buffers that lead into it.
+                let at = visited.iter().position(|&x| x == vc).expect("seen");
+                chain.drain(..at);
+                cyclic = true;
+                break;
+            }
+            seen[vc] = true;
+            visited.push(vc);
+            let b = self.blocked(vc);
+            cur = b.wants.first().and_then(|(port, class, lo, _, credits)| {
+                if *class == PortClass::Terminal || credits.is_empty() {
+                    return None;
+                }
+                let (k, _) = credits.iter().enumerate().min_by_key(|(_, c)| **c)?;
+                let go = self.net.port_base[b.router] as usize + port;
+                let peer = self.ports[go].peer as usize;
+                let next = self.ports[peer].vc_base as usize + *lo as usize + k;
+                (self.vcs[next].fifo.len > 0).then_some(next)
+            });
+            chain.push(b);
+        }
+        let length = chain.len();
+        chain.truncate(MAX_SHOWN);
         DeadlockReport {
+            length,
             cycle: self.now,
             last_move: self.last_move,
             in_flight: self.pool.live(),
             occupied_buffers: occupied,
-            examples,
+            chain,
+            cyclic,
         }
     }
 }

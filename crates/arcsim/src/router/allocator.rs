@@ -246,7 +246,7 @@ impl<R: Routing> Simulation<R> {
                         &self.vcs[vbase..vbase + po.vc_count as usize],
                         c.vc_lo,
                         hi,
-                        len,
+                        len + c.reserve as u32,
                         now,
                         self.vc_selection,
                         &mut self.rng,
@@ -265,7 +265,7 @@ impl<R: Routing> Simulation<R> {
                     wake = wake.min(
                         self.vcs[vbase + vv as usize]
                             .credit
-                            .ready_at(len)
+                            .ready_at(len + c.reserve as u32)
                             .max(now + 1),
                     );
                 }

@@ -9,6 +9,7 @@
 
 pub mod min;
 pub mod ofar;
+pub mod piggyback;
 pub mod ugal;
 pub mod valiant;
 pub mod vc;
@@ -22,6 +23,7 @@ use crate::topology::PortClass;
 
 pub use min::MinRouting;
 pub use ofar::OfarRouting;
+pub use piggyback::PiggybackRouting;
 pub use ugal::UgalLRouting;
 pub use valiant::{ValAnyRouting, ValRouting};
 pub use vc::VcNeeds;
@@ -160,6 +162,18 @@ impl RouteCtx<'_> {
         (lo..=hi.min(p.vc_count as usize - 1))
             .any(|v| self.vcs[b + v].credit.credits(self.now) >= need)
     }
+    /// Whether some VC in `lo..=hi` of output `port` has credits for `need` phits now (busy or
+    /// not).
+    #[inline]
+    pub fn has_room(&self, port: usize, lo: usize, hi: usize, need: u32) -> bool {
+        let p = &self.ports[port];
+        if p.class == PortClass::Terminal {
+            return true;
+        }
+        let b = p.vc_base as usize;
+        (lo..=hi.min(p.vc_count as usize - 1))
+            .any(|v| self.vcs[b + v].credit.credits(self.now) >= need)
+    }
     /// Occupancy (0..=1) of the least occupied VC in `lo..=hi` of output `port`, as seen
     /// through credits: the queue a shortest-queue VC selection would use.
     pub fn occupancy_fraction(&self, port: usize, lo: usize, hi: usize) -> f64 {
@@ -190,6 +204,13 @@ pub trait Routing {
     /// The allocator granted `cand` to `pkt` (called once per hop, before the hop counters
     /// are updated).
     fn commit(&self, _pkt: &mut Packet, _router: usize, _cand: &Candidate) {}
+    /// Cycles between calls of [`Routing::on_period`] (0: never). For algorithms that keep
+    /// network state of their own, such as Piggyback's shared saturation flags.
+    fn period(&self) -> u64 {
+        0
+    }
+    /// Called every `period()` cycles, before allocation, with read access to every port.
+    fn on_period(&self, _now: u64, _port_base: &[u32], _ports: &[PortState], _vcs: &[VcState]) {}
     /// VCs this routing adds to the link behind `port` of `router` (escape subnetworks). Must
     /// be the same at both ends of a link; the engine checks it.
     fn extra_vcs(&self, _router: usize, _port: usize) -> usize {
@@ -207,7 +228,7 @@ pub trait Routing {
 pub fn vc_needs(alg: RoutingAlgorithm) -> VcNeeds {
     let (local, global) = match alg {
         RoutingAlgorithm::Min => (2, 1),
-        RoutingAlgorithm::Val | RoutingAlgorithm::UgalL => (3, 2),
+        RoutingAlgorithm::Val | RoutingAlgorithm::UgalL | RoutingAlgorithm::Pb => (3, 2),
         RoutingAlgorithm::ValAny => (4, 2),
         // Canonical VCs carry no ordering; the escape VCs come on top.
         RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL => (1, 1),

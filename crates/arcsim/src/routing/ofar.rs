@@ -242,15 +242,21 @@ impl Routing for OfarRouting {
         };
         let (min_port, min_global) = minimal_hop(df, cur, dst).expect("not at destination");
         let (lo, hi) = self.canonical(min_port);
-        if ctx.can_take(min_port, lo as usize, hi as usize, len + reserve as u32) {
-            out.push(Candidate {
-                port: min_port as u16,
-                vc_lo: lo,
-                vc_hi: hi,
-                kind: HopKind::Minimal,
-                tag: TAG_MIN,
-                reserve,
-            });
+        let min_cand = Candidate {
+            port: min_port as u16,
+            vc_lo: lo,
+            vc_hi: hi,
+            kind: HopKind::Minimal,
+            tag: TAG_MIN,
+            reserve,
+        };
+        // "Available" (section 3.2): the minimal queue has room for the packet and the output
+        // was not granted to another input in this allocation. An output still sending the
+        // previous packet is waited for: it frees within a packet time.
+        let min_room = ctx.has_room(min_port, lo as usize, hi as usize, len + reserve as u32);
+        let min_taken = ctx.taken & (1u64 << min_port) != 0;
+        if min_room && !min_taken {
+            out.push(min_cand);
             return;
         }
         // The minimal output is unavailable: look for a non-minimal one.
@@ -317,7 +323,11 @@ impl Routing for OfarRouting {
             });
             return;
         }
-        if let Some(c) = self.escape_candidate(ctx, pkt) {
+        if min_room {
+            // Lost the minimal output to another input this cycle: try it again next cycle.
+            out.push(min_cand);
+        } else if let Some(c) = self.escape_candidate(ctx, pkt) {
+            // Every canonical path is full: the escape subnetwork avoids deadlock.
             out.push(c);
         }
     }

@@ -1,0 +1,405 @@
+//! End-to-end tests of the `arcsim` binary: outputs of `run` and `sweep`, sweep determinism
+//! across thread counts, and clean failures on bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SMALL: [&str; 6] = [
+    "--set",
+    "topology.p=2",
+    "--set",
+    "topology.a=4",
+    "--set",
+    "topology.h=2",
+];
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arcsim-test-{}-{}", name, std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+/// Run the binary in `cwd` (so that nothing is written elsewhere by accident).
+fn arcsim(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arcsim"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("start arcsim")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn assert_success(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// Non-zero exit, a message on stderr containing every `needle`, and no panic.
+fn assert_clean_failure(out: &Output, what: &str, needles: &[&str]) {
+    let err = text(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "{what}: succeeded\nstdout:\n{}",
+        text(&out.stdout)
+    );
+    assert!(out.status.code().is_some(), "{what}: killed by a signal");
+    assert!(!err.contains("panicked"), "{what}: panicked:\n{err}");
+    assert!(!err.contains("RUST_BACKTRACE"), "{what}: panicked:\n{err}");
+    for n in needles {
+        assert!(err.contains(n), "{what}: stderr lacks {n:?}:\n{err}");
+    }
+}
+
+fn assert_png(path: &Path) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        bytes.len() > 1000 && bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "{} is not a PNG image ({} bytes)",
+        path.display(),
+        bytes.len()
+    );
+}
+
+fn assert_svg(path: &Path) {
+    let s = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert!(
+        s.contains("<svg") && s.trim_end().ends_with("</svg>"),
+        "{} is not a complete SVG document",
+        path.display()
+    );
+}
+
+/// Follow a dotted path in a JSON value.
+fn get<'a>(v: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
+    path.split('.').fold(v, |v, k| {
+        v.get(k)
+            .unwrap_or_else(|| panic!("result.json lacks `{path}` (at `{k}`)"))
+    })
+}
+
+fn num(v: &serde_json::Value, path: &str) -> f64 {
+    get(v, path)
+        .as_f64()
+        .unwrap_or_else(|| panic!("`{path}` is not a number: {}", get(v, path)))
+}
+
+#[test]
+fn run_writes_result_and_plots() {
+    let dir = temp_dir("cli-run");
+    let out_dir = dir.join("out");
+    let mut args = vec!["run"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&[
+        "--set",
+        "simulation.warmup_cycles=500",
+        "--set",
+        "simulation.measure_cycles=1000",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let out = arcsim(&dir, &args);
+    assert_success(&out, "arcsim run");
+
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("result.json")).unwrap())
+            .expect("result.json is JSON");
+    for key in [
+        "offered_load",
+        "accepted_load",
+        "latency.mean",
+        "latency.p50",
+        "latency.p99",
+        "latency.max",
+        "network_latency.mean",
+        "hops.mean",
+        "misrouted_fraction",
+        "packets.generated",
+        "packets.delivered",
+        "packets.in_flight",
+        "cycles",
+        "wall_seconds",
+        "cycles_per_second",
+    ] {
+        num(&json, key);
+    }
+    // The values are those of this configuration (default load 0.4, MIN, below saturation).
+    assert_eq!(num(&json, "cycles"), 1500.0);
+    assert_eq!(num(&json, "offered_load"), 0.4);
+    assert_eq!(get(&json, "routing").as_str(), Some("min"));
+    let acc = num(&json, "accepted_load");
+    assert!((acc - 0.4).abs() < 0.06, "accepted {acc} at offered 0.4");
+    let (gen, del, fly) = (
+        num(&json, "packets.generated"),
+        num(&json, "packets.delivered"),
+        num(&json, "packets.in_flight"),
+    );
+    assert!(del > 0.0 && gen == del + fly, "packets {gen} {del} {fly}");
+    let lat = num(&json, "latency.mean");
+    assert!(
+        num(&json, "latency.p50") <= num(&json, "latency.p99")
+            && num(&json, "latency.p99") <= num(&json, "latency.max")
+            && num(&json, "network_latency.mean") <= lat
+            && lat > 0.0,
+        "inconsistent latency statistics: {}",
+        get(&json, "latency")
+    );
+    assert!(num(&json, "wall_seconds") > 0.0 && num(&json, "cycles_per_second") > 0.0);
+
+    for stem in ["series", "series_throughput", "hops"] {
+        assert_png(&out_dir.join(format!("{stem}.png")));
+        assert_svg(&out_dir.join(format!("{stem}.svg")));
+    }
+    // The configuration actually used is written back and reloads.
+    let used = std::fs::read_to_string(out_dir.join("config.toml")).expect("config.toml");
+    let cfg = arcsim::Config::from_toml_str(&used).expect("config.toml parses");
+    cfg.validate().expect("config.toml validates");
+    assert_eq!((cfg.topology.p, cfg.topology.a, cfg.topology.h), (2, 4, 2));
+    assert_eq!(cfg.simulation.measure_cycles, 1000);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn sweep(dir: &Path, out_dir: &Path, threads: &str) -> Output {
+    let mut args = vec!["sweep"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&[
+        "--set",
+        "simulation.warmup_cycles=300",
+        "--set",
+        "simulation.measure_cycles=700",
+        "--load",
+        "0.1:0.3:0.1",
+        "--vary",
+        "routing.algorithm=min,val",
+        "--threads",
+        threads,
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    arcsim(dir, &args)
+}
+
+fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let header = r.headers().unwrap().iter().map(String::from).collect();
+    let rows = r
+        .records()
+        .map(|rec| rec.unwrap().iter().map(String::from).collect())
+        .collect();
+    (header, rows)
+}
+
+#[test]
+fn sweep_writes_csv_json_and_plots() {
+    let dir = temp_dir("cli-sweep");
+    let out_dir = dir.join("out");
+    let out = sweep(&dir, &out_dir, "2");
+    assert_success(&out, "arcsim sweep");
+
+    let (header, rows) = read_csv(&out_dir.join("sweep.csv"));
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("sweep.csv lacks column {name}: {header:?}"))
+    };
+    assert_eq!(rows.len(), 6, "2 curves x 3 loads: {rows:?}");
+    let (c_curve, c_load, c_acc) = (col("curve"), col("offered_load"), col("accepted_load"));
+    let (c_gen, c_del, c_fly) = (col("generated"), col("delivered"), col("in_flight"));
+    col("latency_mean");
+    col("hops_mean");
+    col("wall_seconds");
+    let mut seen = Vec::new();
+    for row in &rows {
+        let load: f64 = row[c_load].parse().unwrap();
+        let acc: f64 = row[c_acc].parse().unwrap();
+        // Low loads: everything offered is accepted.
+        assert!(
+            (acc - load).abs() < 0.15 * load,
+            "curve {} load {load}: accepted {acc}",
+            row[c_curve]
+        );
+        let n = |c: usize| row[c].parse::<u64>().unwrap();
+        assert_eq!(n(c_gen), n(c_del) + n(c_fly), "{row:?}");
+        seen.push((row[c_curve].clone(), load));
+    }
+    let expected: Vec<(String, f64)> = ["min", "val"]
+        .iter()
+        .flat_map(|c| [0.1, 0.2, 0.3].map(|l| (c.to_string(), l)))
+        .collect();
+    assert_eq!(seen, expected);
+
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("sweep.json")).unwrap())
+            .expect("sweep.json is JSON");
+    let points = json.as_array().expect("sweep.json is an array of points");
+    assert_eq!(points.len(), 6);
+    for (p, (curve, load)) in points.iter().zip(&expected) {
+        assert_eq!(p["curve"].as_str(), Some(curve.as_str()));
+        assert_eq!(p["offered_load"].as_f64(), Some(*load));
+    }
+    for stem in ["latency", "throughput"] {
+        assert_png(&out_dir.join(format!("{stem}.png")));
+        assert_svg(&out_dir.join(format!("{stem}.svg")));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Remove the wall-clock fields from a JSON tree.
+fn strip_wall_clock(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for k in [
+                "wall_seconds",
+                "cycles_per_second",
+                "packet_hops_per_second",
+            ] {
+                m.remove(k);
+            }
+            m.values_mut().for_each(strip_wall_clock);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_wall_clock),
+        _ => {}
+    }
+}
+
+#[test]
+fn sweep_does_not_depend_on_threads() {
+    let dir = temp_dir("cli-sweep-threads");
+    let (one, two) = (dir.join("t1"), dir.join("t2"));
+    assert_success(&sweep(&dir, &one, "1"), "sweep --threads 1");
+    assert_success(&sweep(&dir, &two, "2"), "sweep --threads 2");
+
+    let (h1, r1) = read_csv(&one.join("sweep.csv"));
+    let (h2, r2) = read_csv(&two.join("sweep.csv"));
+    assert_eq!(h1, h2);
+    let wall = h1
+        .iter()
+        .position(|h| h == "wall_seconds")
+        .expect("wall_seconds column");
+    let drop_wall = |rows: &[Vec<String>]| -> Vec<Vec<String>> {
+        rows.iter()
+            .map(|r| {
+                r.iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i != wall)
+                    .map(|(_, s)| s.clone())
+                    .collect()
+            })
+            .collect()
+    };
+    assert_eq!(r1.len(), 6);
+    assert_eq!(
+        drop_wall(&r1),
+        drop_wall(&r2),
+        "sweep.csv depends on --threads"
+    );
+
+    let load = |p: &Path| -> serde_json::Value {
+        let mut v =
+            serde_json::from_str(&std::fs::read_to_string(p.join("sweep.json")).unwrap()).unwrap();
+        strip_wall_clock(&mut v);
+        v
+    };
+    assert_eq!(load(&one), load(&two), "sweep.json depends on --threads");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn unknown_key_via_set_fails_cleanly() {
+    let dir = temp_dir("cli-bad-key");
+    let out = arcsim(&dir, &["run", "--set", "topology.q=3", "--out", "o"]);
+    assert_clean_failure(
+        &out,
+        "run --set topology.q=3",
+        &["topology.q", "unknown field"],
+    );
+    assert!(
+        !dir.join("o").exists(),
+        "an output directory was created for a bad run"
+    );
+    let out = arcsim(
+        &dir,
+        &[
+            "sweep",
+            "--load",
+            "0.1:0.2:0.1",
+            "--set",
+            "traffic.lod=0.3",
+            "--out",
+            "o",
+        ],
+    );
+    assert_clean_failure(&out, "sweep --set traffic.lod", &["traffic.lod"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_values_fail_cleanly() {
+    let dir = temp_dir("cli-bad-values");
+    let out = arcsim(&dir, &["run", "--set", "traffic.load=1.5", "--out", "o"]);
+    assert_clean_failure(&out, "load 1.5", &["traffic.load", "(0, 1]"]);
+    let out = arcsim(
+        &dir,
+        &[
+            "sweep",
+            "--load",
+            "0.1:0.2:0.1",
+            "--vary",
+            "routing.algorithm=min,ofarx",
+            "--out",
+            "o",
+        ],
+    );
+    assert_clean_failure(
+        &out,
+        "vary unknown routing",
+        &["routing.algorithm", "ofarx"],
+    );
+    let out = arcsim(&dir, &["sweep", "--load", "0:0.5:0.1", "--out", "o"]);
+    assert_clean_failure(&out, "load 0 in sweep", &["--load"]);
+    let out = arcsim(&dir, &["run", "--set", "topology", "--out", "o"]);
+    assert_clean_failure(&out, "--set without =", &["KEY=VALUE"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn missing_or_malformed_config_file_fails_cleanly() {
+    let dir = temp_dir("cli-bad-file");
+    let missing = dir.join("no-such-config.toml");
+    let out = arcsim(&dir, &["run", missing.to_str().unwrap(), "--out", "o"]);
+    assert_clean_failure(
+        &out,
+        "missing config",
+        &["no-such-config.toml", "cannot read"],
+    );
+
+    let bad = dir.join("broken.toml");
+    std::fs::write(&bad, "[topology]\np = 2\n[router\n").unwrap();
+    let out = arcsim(&dir, &["run", bad.to_str().unwrap(), "--out", "o"]);
+    assert_clean_failure(&out, "malformed config", &["broken.toml", "line 3"]);
+
+    let wrong = dir.join("wrong.toml");
+    std::fs::write(&wrong, "[topology]\np = \"six\"\n").unwrap();
+    let out = arcsim(&dir, &["run", wrong.to_str().unwrap(), "--out", "o"]);
+    assert_clean_failure(&out, "wrong type in file", &["topology.p", "usize"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn config_command_prints_the_default() {
+    let dir = temp_dir("cli-config");
+    let out = arcsim(&dir, &["config"]);
+    assert_success(&out, "arcsim config");
+    let cfg = arcsim::Config::from_toml_str(&text(&out.stdout)).expect("printed config parses");
+    assert_eq!(cfg, arcsim::Config::embedded_default());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,361 @@
+//! Bad configurations are rejected before any simulation, with a message that names the
+//! offending field and says what is allowed.
+
+use arcsim::config::{apply_override, Config, DEFAULT_TOML};
+use arcsim::ConfigError;
+
+/// Parse and validate a TOML document (keys not given take the built-in defaults).
+fn check_toml(text: &str) -> Result<Config, ConfigError> {
+    let cfg = Config::from_toml_str(text)?;
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+/// The embedded default with `--set` overrides, deserialised and validated.
+fn check_sets(sets: &[&str]) -> Result<Config, ConfigError> {
+    let mut tree: toml::Value = toml::from_str(DEFAULT_TOML).unwrap();
+    for s in sets {
+        apply_override(&mut tree, s)?;
+    }
+    let cfg = Config::from_value(tree)?;
+    cfg.validate()?;
+    Ok(cfg)
+}
+
+/// The result must be a field error for `field` whose message contains every hint.
+fn expect_field(result: Result<Config, ConfigError>, field: &str, hints: &[&str]) {
+    let err = match result {
+        Ok(_) => panic!("accepted, but `{field}` is invalid"),
+        Err(e) => e,
+    };
+    let text = err.to_string();
+    match &err {
+        ConfigError::Field { field: f, .. } => {
+            assert_eq!(f, field, "wrong field named in: {text}")
+        }
+        other => panic!("expected an error about `{field}`, got {other:?}"),
+    }
+    assert!(
+        text.contains(field),
+        "message does not name `{field}`: {text}"
+    );
+    for h in hints {
+        assert!(text.contains(h), "message lacks hint {h:?}: {text}");
+    }
+}
+
+#[test]
+fn valid_configurations_pass() {
+    // Controls: the checks below fail for the stated reason, not because everything fails.
+    Config::embedded_default().validate().unwrap();
+    check_toml("").unwrap();
+    check_toml("[topology]\np = 2\na = 4\nh = 2\n[traffic]\nload = 1.0").unwrap();
+    check_sets(&[
+        "routing.algorithm=val",
+        "router.vcs_local=3",
+        "traffic.load=1",
+    ])
+    .unwrap();
+    check_sets(&[
+        "topology.groups=73",
+        "traffic.pattern=adv-global",
+        "traffic.offset=72",
+    ])
+    .unwrap();
+}
+
+#[test]
+fn unknown_top_level_key() {
+    expect_field(
+        check_toml("[bogus]\nx = 1"),
+        "bogus",
+        &[
+            "unknown field",
+            "topology",
+            "router",
+            "routing",
+            "traffic",
+            "simulation",
+        ],
+    );
+    expect_field(
+        check_toml("seed = 3"),
+        "seed",
+        &["unknown field", "simulation"],
+    );
+}
+
+#[test]
+fn unknown_nested_key() {
+    expect_field(
+        check_toml("[topology]\nq = 3"),
+        "topology.q",
+        &["unknown field `q`", "`p`", "`a`", "`h`", "`groups`"],
+    );
+    expect_field(
+        check_toml("[router]\nbuffer_size = 32"),
+        "router.buffer_size",
+        &["buffer_local", "buffer_global"],
+    );
+}
+
+#[test]
+fn wrong_type() {
+    expect_field(
+        check_toml("[topology]\np = \"six\""),
+        "topology.p",
+        &["invalid type", "\"six\"", "expected usize"],
+    );
+    expect_field(
+        check_toml("[traffic]\nload = \"high\""),
+        "traffic.load",
+        &["invalid type", "expected f64"],
+    );
+    expect_field(
+        check_toml("[topology]\np = -3"),
+        "topology.p",
+        &["-3", "usize"],
+    );
+}
+
+#[test]
+fn too_many_groups() {
+    expect_field(
+        check_toml("[topology]\na = 4\nh = 2\ngroups = 10"),
+        "topology.groups",
+        &["10", "2..=9", "a*h+1"],
+    );
+}
+
+#[test]
+fn one_group() {
+    expect_field(
+        check_toml("[topology]\ngroups = 1"),
+        "topology.groups",
+        &["2..=73", "0 for the maximum"],
+    );
+}
+
+#[test]
+fn zero_terminals_or_routers() {
+    expect_field(
+        check_toml("[topology]\np = 0"),
+        "topology.p",
+        &["at least 1"],
+    );
+    expect_field(
+        check_toml("[topology]\na = 0"),
+        "topology.a",
+        &["at least 1"],
+    );
+    expect_field(
+        check_toml("[topology]\nh = 0"),
+        "topology.h",
+        &["at least 1"],
+    );
+}
+
+#[test]
+fn load_out_of_range() {
+    for (load, shown) in [("0.0", "0 "), ("1.5", "1.5"), ("-0.2", "-0.2")] {
+        expect_field(
+            check_toml(&format!("[traffic]\nload = {load}")),
+            "traffic.load",
+            &[shown, "(0, 1]"],
+        );
+    }
+    expect_field(check_sets(&["traffic.load=2"]), "traffic.load", &["(0, 1]"]);
+}
+
+#[test]
+fn buffer_smaller_than_a_packet() {
+    expect_field(
+        check_toml("[router]\nbuffer_local = 4"),
+        "router.buffer_local",
+        &["4 phits", "packet of 8 phits", "at least 8"],
+    );
+    expect_field(
+        check_toml("[router]\npacket_length = 16\nbuffer_local = 32\nbuffer_global = 8"),
+        "router.buffer_global",
+        &["at least 16"],
+    );
+}
+
+#[test]
+fn too_few_vcs_for_the_routing() {
+    expect_field(
+        check_toml("[routing]\nalgorithm = \"val\"\n[router]\nvcs_local = 2"),
+        "router.vcs_local",
+        &["\"val\"", "needs 3 local VCs", ">= 3"],
+    );
+    expect_field(
+        check_sets(&[
+            "routing.algorithm=val-any",
+            "router.vcs_local=4",
+            "router.vcs_global=1",
+        ]),
+        "router.vcs_global",
+        &["needs 2 global VCs"],
+    );
+    // Unordered VCs are explicitly allowed to be deadlock-prone.
+    check_sets(&[
+        "routing.algorithm=val",
+        "router.vcs_local=1",
+        "routing.ordered_vcs=false",
+    ])
+    .unwrap();
+}
+
+#[test]
+fn adversarial_offset_multiple_of_groups() {
+    expect_field(
+        check_toml("[traffic]\npattern = \"adv-global\"\noffset = 146"),
+        "traffic.offset",
+        &["ADVG+146", "73 groups", "not a multiple of 73"],
+    );
+    expect_field(
+        check_sets(&[
+            "topology.p=2",
+            "topology.a=4",
+            "topology.h=2",
+            "traffic.pattern=adv-global",
+            "traffic.offset=9",
+        ]),
+        "traffic.offset",
+        &["not a multiple of 9"],
+    );
+    expect_field(
+        check_toml("[traffic]\npattern = \"adv-local\"\noffset = 24"),
+        "traffic.offset",
+        &["ADVL+24", "not a multiple of 12"],
+    );
+}
+
+#[test]
+fn allocator_iterations_zero() {
+    expect_field(
+        check_toml("[router]\nallocator_iterations = 0"),
+        "router.allocator_iterations",
+        &["1..=16"],
+    );
+}
+
+#[test]
+fn watchdog_shorter_than_a_hop() {
+    expect_field(
+        check_toml("[topology]\nglobal_latency = 200\n[simulation]\nwatchdog_cycles = 150"),
+        "simulation.watchdog_cycles",
+        &["150", "208", "shorter than one hop"],
+    );
+}
+
+#[test]
+fn measure_cycles_zero() {
+    expect_field(
+        check_toml("[simulation]\nmeasure_cycles = 0"),
+        "simulation.measure_cycles",
+        &["at least 1"],
+    );
+}
+
+#[test]
+fn unknown_routing_name() {
+    expect_field(
+        check_toml("[routing]\nalgorithm = \"ofarx\""),
+        "routing.algorithm",
+        &[
+            "unknown variant `ofarx`",
+            "`min`",
+            "`val`",
+            "`val-any`",
+            "`ugal-l`",
+        ],
+    );
+    expect_field(
+        check_sets(&["traffic.pattern=tornado"]),
+        "traffic.pattern",
+        &["`tornado`", "`uniform`", "`adv-global`"],
+    );
+}
+
+#[test]
+fn malformed_toml() {
+    let err = check_toml("[topology\np = 3").unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, ConfigError::Syntax(_)), "{err:?}");
+    assert!(text.contains("invalid TOML"), "{text}");
+    assert!(text.contains("line 1"), "no position in: {text}");
+    let err = check_toml("[traffic]\nload = 0.5\nload = 0.6").unwrap_err();
+    assert!(
+        matches!(err, ConfigError::Syntax(_)),
+        "duplicate key: {err:?}"
+    );
+    assert!(err.to_string().contains("line 3"), "{err}");
+}
+
+#[test]
+fn other_ranges() {
+    expect_field(
+        check_toml("[router]\npacket_length = 0"),
+        "router.packet_length",
+        &["1..=4096"],
+    );
+    expect_field(
+        check_toml("[router]\nvcs_local = 17"),
+        "router.vcs_local",
+        &["1..=16"],
+    );
+    expect_field(
+        check_toml("[topology]\nlocal_latency = 0"),
+        "topology.local_latency",
+        &["1..=10000"],
+    );
+    expect_field(
+        check_toml("[[traffic.mix]]\npattern = \"uniform\"\nweight = 0.0"),
+        "traffic.mix",
+        &["positive weight"],
+    );
+    expect_field(
+        check_toml("[traffic]\npattern = \"hot-spot\"\nhot_nodes = 0"),
+        "traffic.hot_nodes",
+        &["1..5256"],
+    );
+}
+
+#[test]
+fn set_overrides_are_checked_like_files() {
+    expect_field(
+        check_sets(&["topology.q=3"]),
+        "topology.q",
+        &["unknown field `q`", "`h`"],
+    );
+    expect_field(
+        check_sets(&["traffic.load=abc"]),
+        "traffic.load",
+        &["\"abc\"", "expected f64"],
+    );
+    expect_field(
+        check_sets(&["simulation.bogus=1"]),
+        "simulation.bogus",
+        &["unknown field"],
+    );
+    // Malformed assignments.
+    for (set, hint) in [
+        ("topology", "KEY=VALUE"),
+        ("=3", "dotted path"),
+        ("topology..h=3", "dotted path"),
+        ("topology.p.x=3", "'topology.p' is not a table"),
+    ] {
+        let err = check_sets(&[set]).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(err, ConfigError::Override { .. }),
+            "--set {set}: {err:?}"
+        );
+        assert!(
+            text.contains(set),
+            "--set {set}: message does not quote it: {text}"
+        );
+        assert!(text.contains(hint), "--set {set}: lacks {hint:?}: {text}");
+    }
+}

@@ -1,0 +1,202 @@
+//! Packet conservation: every generated packet is delivered, sitting in a buffer, or on a
+//! link; none is duplicated or lost, under every routing and past saturation (full buffers,
+//! credits exhausted, injection queues refusing).
+
+mod common;
+
+use arcsim::engine::Audit;
+use common::small;
+
+const ROUTINGS: [&str; 4] = ["min", "val", "val-any", "ugal-l"];
+
+fn check(audit: &Audit, what: &str) {
+    assert!(
+        audit.balanced(),
+        "{what}: packets not conserved: {audit:?} (generated must equal delivered + in buffers + on links, live pool must equal in buffers + on links, no duplicates)"
+    );
+}
+
+/// Step past saturation, auditing along the way, then finish with `run` and compare the
+/// reported packet counters with an independent count of where the packets are.
+fn step_and_audit(routing: &str, extra: &[&str]) {
+    let alg = format!("routing.algorithm={routing}");
+    let mut sets = vec![
+        alg.as_str(),
+        "traffic.load=0.8",
+        "simulation.warmup_cycles=2000",
+        "simulation.measure_cycles=2000",
+    ];
+    sets.extend_from_slice(extra);
+    let cfg = small(&sets);
+    let what = format!("{routing} {extra:?}");
+    let mut sim = arcsim::build(&cfg).expect("valid configuration");
+    assert_eq!(sim.now(), 0);
+    check(&sim.audit(), &what);
+    let checkpoints = [1u64, 2, 10, 57, 100, 333, 500, 1000, 1500, 2000, 2500, 3000];
+    let mut last = None;
+    for &c in &checkpoints {
+        while sim.now() < c {
+            sim.step()
+                .unwrap_or_else(|e| panic!("{what}: step at {}: {e}", sim.now()));
+        }
+        assert_eq!(sim.now(), c, "{what}: one step is one cycle");
+        let a = sim.audit();
+        check(&a, &format!("{what} at cycle {c}"));
+        last = Some(a);
+    }
+    let a = last.unwrap();
+    // Past saturation the network must actually be loaded, or the test proves little.
+    assert!(
+        a.generated > a.delivered && a.in_buffers + a.on_links > 100,
+        "{what}: expected a congested network at cycle 3000, got {a:?}"
+    );
+    assert!(
+        a.on_links > 0,
+        "{what}: nothing on links at cycle 3000: {a:?}"
+    );
+
+    let r = sim.run().unwrap_or_else(|e| panic!("{what}: run: {e}"));
+    assert_eq!(
+        r.cycles, 4000,
+        "{what}: run must stop at warm-up + measurement"
+    );
+    assert_eq!(sim.now(), 4000);
+    let end = sim.audit();
+    check(&end, &format!("{what} at the end"));
+    assert_eq!(r.packets.generated, end.generated, "{what}: {end:?}");
+    assert_eq!(r.packets.delivered, end.delivered, "{what}: {end:?}");
+    assert_eq!(
+        r.packets.in_flight,
+        end.in_buffers + end.on_links,
+        "{what}: reported in-flight packets differ from those found in buffers and on links: {end:?}"
+    );
+    assert_eq!(
+        r.packets.generated,
+        r.packets.delivered + r.packets.in_flight,
+        "{what}"
+    );
+    assert!(
+        r.packets.refused_at_source > 0,
+        "{what}: load 0.8 is past saturation, injection queues should have refused packets"
+    );
+}
+
+#[test]
+fn conservation_past_saturation_default_buffers() {
+    for routing in ROUTINGS {
+        step_and_audit(routing, &[]);
+    }
+}
+
+#[test]
+fn conservation_past_saturation_minimal_buffers() {
+    // Buffers that hold exactly one packet: every credit matters.
+    for routing in ROUTINGS {
+        step_and_audit(
+            routing,
+            &[
+                "router.buffer_local=8",
+                "router.buffer_global=8",
+                "router.buffer_injection=8",
+            ],
+        );
+    }
+}
+
+#[test]
+fn conservation_with_extra_vcs_and_other_policies() {
+    for routing in ROUTINGS {
+        step_and_audit(
+            routing,
+            &[
+                "router.vcs_local=5",
+                "router.vcs_global=3",
+                "router.vcs_injection=2",
+                "router.buffer_injection=32",
+                "router.arbiter=age",
+                "router.vc_selection=random",
+                "router.allocator_iterations=1",
+            ],
+        );
+    }
+}
+
+/// Burst mode: every node sends a fixed number of packets; the run ends when all are
+/// delivered, so nothing may be left anywhere.
+#[test]
+fn burst_delivers_everything() {
+    for routing in ROUTINGS {
+        let alg = format!("routing.algorithm={routing}");
+        let cfg = small(&[alg.as_str(), "traffic.burst_packets=30"]);
+        let mut sim = arcsim::build(&cfg).unwrap();
+        let r = sim.run().unwrap_or_else(|e| panic!("{routing}: {e}"));
+        let nodes = 72;
+        assert_eq!(
+            r.packets.generated,
+            30 * nodes,
+            "{routing}: {:?}",
+            r.packets
+        );
+        assert_eq!(
+            r.packets.delivered,
+            30 * nodes,
+            "{routing}: {:?}",
+            r.packets
+        );
+        assert_eq!(r.packets.in_flight, 0, "{routing}");
+        let b = r.burst.as_ref().expect("burst summary");
+        assert_eq!(b.packets_per_node, 30);
+        // 30 packets of 8 phits leave each node at most one phit per cycle.
+        assert!(
+            b.consumption_cycles >= 30 * 8,
+            "{routing}: burst consumed in {} cycles, faster than the injection link allows",
+            b.consumption_cycles
+        );
+        let a = sim.audit();
+        check(&a, routing);
+        assert_eq!(
+            (a.in_buffers, a.on_links, a.live),
+            (0, 0, 0),
+            "{routing}: {a:?}"
+        );
+    }
+}
+
+/// Below saturation, what is generated is delivered: accepted load equals the offered load
+/// (within the sampling noise of a 20,000-cycle window).
+#[test]
+fn below_saturation_accepted_equals_offered() {
+    for (routing, load) in [
+        ("min", 0.3),
+        ("val", 0.2),
+        ("val-any", 0.2),
+        ("ugal-l", 0.3),
+    ] {
+        let alg = format!("routing.algorithm={routing}");
+        let l = format!("traffic.load={load}");
+        let cfg = small(&[
+            alg.as_str(),
+            l.as_str(),
+            "simulation.warmup_cycles=3000",
+            "simulation.measure_cycles=20000",
+        ]);
+        let r = common::run(&cfg);
+        eprintln!(
+            "{routing} load {load}: generated {:.4} accepted {:.4}",
+            r.generated_load, r.accepted_load
+        );
+        assert_eq!(r.packets.refused_at_source, 0, "{routing}");
+        assert!(
+            (r.accepted_load - load).abs() < 0.03 * load,
+            "{routing}: accepted {:.4} at offered {load} (generated {:.4})",
+            r.accepted_load,
+            r.generated_load
+        );
+        assert!(
+            (r.accepted_load - r.generated_load).abs() < 0.02 * load,
+            "{routing}: accepted {:.4} but generated {:.4} in the window",
+            r.accepted_load,
+            r.generated_load
+        );
+    }
+}

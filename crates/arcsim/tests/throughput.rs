@@ -1,0 +1,202 @@
+//! Saturation throughput against analytic bounds on the balanced dragonfly p=4, a=8, h=4
+//! (33 groups, 264 routers, 1,056 nodes), offered load 1.0.
+//!
+//! Two kinds of bound are used:
+//! * hard bounds, which hold whatever the arbitration does because every accepted packet
+//!   must cross a link of a given set (MIN under ADVG+1: the one global link between two
+//!   consecutive groups; VAL under ADVG+h: one of the local links k -> k-1 of its
+//!   intermediate group, see `val_and_val_any_under_advg_h`);
+//! * the fluid bound of `common::Paths`: the offered load at which the most loaded link
+//!   reaches one phit per cycle when every packet follows the routing's path distribution.
+//!
+//! Measured values are printed (`cargo test --release --test throughput -- --nocapture`).
+
+mod common;
+
+use arcsim::{Config, RunResult};
+use common::{config, run, Paths};
+
+const P: usize = 4;
+const A: usize = 8;
+const H: usize = 4;
+
+fn saturated(routing: &str, pattern: &str, offset: usize) -> (Config, RunResult) {
+    let alg = format!("routing.algorithm={routing}");
+    let pat = format!("traffic.pattern={pattern}");
+    let off = format!("traffic.offset={offset}");
+    let cfg = config(&[
+        "topology.p=4",
+        "topology.a=8",
+        "topology.h=4",
+        &alg,
+        &pat,
+        &off,
+        "traffic.load=1.0",
+        "simulation.warmup_cycles=2000",
+        "simulation.measure_cycles=5000",
+    ]);
+    let t = std::time::Instant::now();
+    let r = run(&cfg);
+    eprintln!(
+        "{routing:8} {:8}: accepted {:.4}  (latency {:.0}, hops {:.2}, misrouted {:.2}; {:.2} s)",
+        r.pattern,
+        r.accepted_load,
+        r.latency.mean,
+        r.hops.mean,
+        r.misrouted_fraction,
+        t.elapsed().as_secs_f64()
+    );
+    (cfg, r)
+}
+
+/// Slack for phits counted at the window edges (a packet per link) and rounding.
+const EDGE: f64 = 1.003;
+
+#[test]
+fn min_under_advg1_is_limited_by_one_global_link() {
+    let (cfg, r) = saturated("min", "adv-global", 1);
+    let hard = 1.0 / (A * P) as f64;
+    let fluid = Paths::new(&cfg).fluid_bound(&cfg);
+    eprintln!(
+        "MIN ADVG+1: accepted {:.5}, bound 1/(a*p) = {hard:.5} ({:.1}%)",
+        r.accepted_load,
+        100.0 * r.accepted_load / hard
+    );
+    assert!(
+        (fluid - hard).abs() < 1e-12,
+        "path model: fluid bound {fluid} should be 1/(a*p) = {hard}"
+    );
+    assert!(
+        r.accepted_load <= hard * EDGE,
+        "MIN ADVG+1 accepted {:.5}, more than one global link can carry ({hard:.5})",
+        r.accepted_load
+    );
+    assert!(
+        r.accepted_load >= 0.95 * hard,
+        "MIN ADVG+1 accepted {:.5}, not within 5% of 1/(a*p) = {hard:.5}",
+        r.accepted_load
+    );
+    assert_eq!(r.misrouted_fraction, 0.0);
+}
+
+/// With the palm-tree arrangement, the packets of source group S that VAL sends through
+/// intermediate group I land on the router holding I's link to S and leave from the router
+/// holding I's link to S+h, which is always the previous router: all the traffic landing on
+/// router k continues over the single local link k -> k-1. Every packet crosses one such link,
+/// and there are a*g of them for a*g*p nodes: accepted <= 1/p = 1/h (hard bound). The same
+/// links also carry part of the first and last local hops, so the fluid bound is lower still.
+/// VAL-any spreads the hop inside the intermediate group over random routers and escapes it.
+#[test]
+fn val_and_val_any_under_advg_h() {
+    let (_, val1) = saturated("val", "adv-global", 1);
+    let (cfg, valh) = saturated("val", "adv-global", H);
+    let (cfg_any, anyh) = saturated("val-any", "adv-global", H);
+    let one_over_h = 1.0 / H as f64;
+    let fluid = Paths::new(&cfg).fluid_bound(&cfg);
+    let fluid_any = Paths::new(&cfg_any).fluid_bound(&cfg_any);
+    eprintln!(
+        "VAL ADVG+h: accepted {:.4} = {:.2}/h, fluid bound {fluid:.4} ({:.0}% of it); VAL ADVG+1 {:.4}",
+        valh.accepted_load,
+        valh.accepted_load * H as f64,
+        100.0 * valh.accepted_load / fluid,
+        val1.accepted_load
+    );
+    eprintln!(
+        "VAL-any ADVG+h: accepted {:.4} = {:.2}/h, fluid bound {fluid_any:.4}; {:.2}x VAL",
+        anyh.accepted_load,
+        anyh.accepted_load * H as f64,
+        anyh.accepted_load / valh.accepted_load
+    );
+    assert!(
+        fluid < one_over_h,
+        "path model: the shared k -> k-1 links should make the fluid bound {fluid:.4} lower than 1/h"
+    );
+    assert!(
+        valh.accepted_load <= one_over_h * EDGE,
+        "VAL ADVG+h accepted {:.4} = {:.2}/h, above the hard bound 1/h",
+        valh.accepted_load,
+        valh.accepted_load * H as f64
+    );
+    assert!(
+        valh.accepted_load <= fluid * 1.02 && valh.accepted_load >= 0.8 * fluid,
+        "VAL ADVG+h accepted {:.4} = {:.2}/h, expected 80-100% of the fluid bound {fluid:.4}",
+        valh.accepted_load,
+        valh.accepted_load * H as f64
+    );
+    assert!(
+        valh.accepted_load < 0.7 * val1.accepted_load,
+        "VAL ADVG+h accepted {:.4}, not clearly below VAL ADVG+1 {:.4}: the intermediate-group bottleneck is missing",
+        valh.accepted_load,
+        val1.accepted_load
+    );
+    assert!(
+        anyh.accepted_load > one_over_h,
+        "VAL-any ADVG+h accepted {:.4} = {:.2}/h, not above VAL's hard bound 1/h",
+        anyh.accepted_load,
+        anyh.accepted_load * H as f64
+    );
+    assert!(
+        anyh.accepted_load > 1.4 * valh.accepted_load,
+        "VAL-any ADVG+h accepted {:.4}, not clearly above VAL's {:.4}",
+        anyh.accepted_load,
+        valh.accepted_load
+    );
+    assert!(
+        anyh.accepted_load <= fluid_any * EDGE,
+        "VAL-any ADVG+h accepted {:.4}, above its fluid bound {fluid_any:.4}",
+        anyh.accepted_load
+    );
+}
+
+/// MIN under uniform traffic: the fluid bound is about 1 on the balanced network; input
+/// queueing with one FIFO per input class caps it near the head-of-line blocking limit
+/// 2 - sqrt(2) = 0.586 (Karol et al.). An allocator that loses matches, or credits that come
+/// back late, falls well below.
+#[test]
+fn min_under_uniform_traffic_saturates_high() {
+    let (cfg, r) = saturated("min", "uniform", 1);
+    let fluid = Paths::new(&cfg).fluid_bound(&cfg);
+    eprintln!(
+        "MIN UN: accepted {:.4} (fluid bound {fluid:.4}; HOL limit 0.586)",
+        r.accepted_load
+    );
+    assert!(
+        r.accepted_load > 0.5,
+        "MIN UN accepted only {:.4} (expected > 0.5)",
+        r.accepted_load
+    );
+    assert!(
+        r.accepted_load <= fluid.min(1.0) * EDGE,
+        "MIN UN accepted {:.4}, above the fluid bound {fluid:.4}",
+        r.accepted_load
+    );
+}
+
+#[test]
+fn ugal_l_beats_min_under_advg1() {
+    let (_, r) = saturated("ugal-l", "adv-global", 1);
+    let min_bound = 1.0 / (A * P) as f64;
+    eprintln!(
+        "UGAL-L ADVG+1: accepted {:.4} = {:.1}x MIN's 1/(a*p) = {min_bound:.4}; misrouted {:.2}",
+        r.accepted_load,
+        r.accepted_load / min_bound,
+        r.misrouted_fraction
+    );
+    assert!(
+        r.accepted_load > 4.0 * min_bound,
+        "UGAL-L ADVG+1 accepted {:.4}, not well above MIN's {min_bound:.4}",
+        r.accepted_load
+    );
+    assert!(
+        r.misrouted_fraction > 0.5,
+        "UGAL-L under ADVG+1 should misroute most packets, misrouted {:.2}",
+        r.misrouted_fraction
+    );
+    // Minimal packets share one global link per group; the others cross two global links.
+    let hard = (A * H + 1) as f64 / (2 * A * P) as f64;
+    assert!(
+        r.accepted_load <= hard * EDGE,
+        "UGAL-L ADVG+1 accepted {:.4}, above the global-link capacity bound {hard:.4}",
+        r.accepted_load
+    );
+}
