@@ -3,17 +3,29 @@
 //! the largest latency holds all of them; buckets keep their capacity, so steady-state
 //! scheduling does not allocate.
 
+/// An engine event. Each names the router and its local port so that processing it needs no
+/// lookups (16 bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
-    /// The head of packet `pkt` reaches input VC `vc` (global VC index).
-    HeadArrival { pkt: u32, vc: u32 },
-    /// The downstream buffer behind output VC `vc` starts returning `len` credits, one per
-    /// cycle (phit-accurate credit return without an event per phit).
-    CreditDrain { vc: u32, len: u32 },
-    /// Input port `port` (global index) finished reading its packet into the crossbar.
-    InputFree { port: u32 },
-    /// A head of input port `port` may stop sleeping (its sleep time has come).
-    Wake { port: u32 },
+    /// The head of packet `pkt` reaches input VC `vc` (global VC index) of `port`.
+    HeadArrival {
+        pkt: u32,
+        vc: u32,
+        router: u32,
+        port: u8,
+    },
+    /// The downstream buffer behind output VC `vc` of `port` starts returning `len` credits,
+    /// one per cycle (phit-accurate credit return without an event per phit).
+    CreditDrain {
+        vc: u32,
+        len: u16,
+        router: u32,
+        port: u8,
+    },
+    /// Input `port` finished reading its packet into the crossbar.
+    InputFree { router: u32, port: u8 },
+    /// A head of input `port` may stop sleeping (its sleep time has come).
+    Wake { router: u32, port: u8 },
 }
 
 #[derive(Debug)]

@@ -264,6 +264,10 @@ impl<R: Routing> Simulation<R> {
                     class: info.class,
                     rr_in: 0,
                     rr_out: 0,
+                    vc_mask: 0,
+                    peer_router: 0,
+                    peer_vc_base: 0,
+                    peer_local: 0,
                 });
                 for _ in 0..n {
                     vcs.push(VcState {
@@ -274,6 +278,15 @@ impl<R: Routing> Simulation<R> {
                         port: gp as u32,
                     });
                 }
+            }
+        }
+        // Copy each link's far-end identity into the near end.
+        for gp in 0..ports.len() {
+            if matches!(ports[gp].class, PortClass::Local | PortClass::Global) {
+                let peer = ports[ports[gp].peer as usize];
+                ports[gp].peer_router = peer.router;
+                ports[gp].peer_vc_base = peer.vc_base;
+                ports[gp].peer_local = (ports[gp].peer - net.port_base[peer.router as usize]) as u8;
             }
         }
         let mut lrs_base = Vec::with_capacity(net.num_routers());
@@ -399,7 +412,6 @@ impl<R: Routing> Simulation<R> {
             dst_router: self.net.attach[dst].0,
             gen_time: self.now,
             inject_time: NO_TIME,
-            arrival: self.now,
             len: self.pkt_len,
             hops: 0,
             local_hops: 0,
@@ -409,22 +421,21 @@ impl<R: Routing> Simulation<R> {
             misrouted: false,
             route: RouteState::default(),
         });
-        self.enqueue(vc, id);
+        self.enqueue(vc, id, r as usize, pt as usize);
         self.generated += 1;
         self.collector.on_generate(self.now);
         true
     }
 
     #[inline]
-    fn enqueue(&mut self, vc: u32, id: u32) {
+    fn enqueue(&mut self, vc: u32, id: u32, r: usize, local: usize) {
         let v = &mut self.vcs[vc as usize];
         let ok = self.slots.push(&mut v.fifo, id);
         debug_assert!(ok, "credit protocol violated: buffer overflow");
-        let gp = v.port as usize;
-        let p = &mut self.ports[gp];
+        let p = &mut self.ports[self.net.port_base[r] as usize + local];
+        debug_assert_eq!(p.router as usize, r);
         p.pkts += 1;
-        let r = p.router as usize;
-        let local = gp - self.net.port_base[r] as usize;
+        p.vc_mask |= 1u16 << (vc - p.vc_base);
         self.nonempty[r] |= 1u64 << local;
         self.awake[r] |= 1u64 << local;
         self.active[r / 64] |= 1u64 << (r % 64);
@@ -435,28 +446,36 @@ impl<R: Routing> Simulation<R> {
         self.wheel.take(self.now, &mut evs);
         for ev in evs.iter() {
             match *ev {
-                Event::HeadArrival { pkt, vc } => {
-                    self.pool.get_mut(pkt).arrival = self.now;
-                    self.enqueue(vc, pkt);
+                Event::HeadArrival {
+                    pkt,
+                    vc,
+                    router,
+                    port,
+                } => {
+                    self.enqueue(vc, pkt, router as usize, port as usize);
                 }
-                Event::InputFree { port } => {
-                    let r = self.ports[port as usize].router as usize;
-                    let bit = 1u64 << (port - self.net.port_base[r]);
-                    self.free_inputs[r] |= bit;
-                    self.awake[r] |= bit;
+                Event::InputFree { router, port } => {
+                    let bit = 1u64 << port;
+                    self.free_inputs[router as usize] |= bit;
+                    self.awake[router as usize] |= bit;
                 }
-                Event::Wake { port } => {
-                    let r = self.ports[port as usize].router as usize;
-                    self.awake[r] |= 1u64 << (port - self.net.port_base[r]);
+                Event::Wake { router, port } => {
+                    self.awake[router as usize] |= 1u64 << port;
                 }
-                Event::CreditDrain { vc, len } => {
-                    let v = &mut self.vcs[vc as usize];
-                    v.credit.start_drain(self.now, len);
+                Event::CreditDrain {
+                    vc,
+                    len,
+                    router,
+                    port,
+                } => {
+                    self.vcs[vc as usize]
+                        .credit
+                        .start_drain(self.now, len as u32);
                     // Wake heads sleeping on this output's credits.
-                    let gp = v.port as usize;
+                    let gp = self.net.port_base[router as usize] as usize + port as usize;
                     let p = &mut self.ports[gp];
                     p.credit_epoch = p.credit_epoch.wrapping_add(1);
-                    self.awake[p.router as usize] |= self.watchers[gp];
+                    self.awake[router as usize] |= self.watchers[gp];
                     self.watchers[gp] = 0;
                 }
             }
@@ -526,6 +545,9 @@ impl<R: Routing> Simulation<R> {
         let v = &mut self.vcs[vci];
         let id = self.slots.pop(&mut v.fifo);
         v.fifo.wake();
+        if v.fifo.len == 0 {
+            pin.vc_mask &= !(1u16 << in_vc);
+        }
         let len = self.pool.get(id).len as u64;
         pin.pkts -= 1;
         if pin.pkts == 0 {
@@ -534,8 +556,14 @@ impl<R: Routing> Simulation<R> {
         pin.in_busy = now + len;
         let pin = *pin;
         self.free_inputs[r] &= !(1u64 << in_port);
-        self.wheel
-            .schedule(now, now + len, Event::InputFree { port: gi as u32 });
+        self.wheel.schedule(
+            now,
+            now + len,
+            Event::InputFree {
+                router: r as u32,
+                port: in_port as u8,
+            },
+        );
         self.ports[go].out_busy = now + len;
         self.last_move = now;
         if pin.class == PortClass::Terminal {
@@ -547,13 +575,14 @@ impl<R: Routing> Simulation<R> {
             }
         } else {
             // Credits for this buffer start flowing back to the upstream output.
-            let up_vc = self.ports[pin.peer as usize].vc_base + in_vc as u32;
             self.wheel.schedule(
                 now,
                 now + pin.latency as u64,
                 Event::CreditDrain {
-                    vc: up_vc,
-                    len: len as u32,
+                    vc: pin.peer_vc_base + in_vc as u32,
+                    len: len as u16,
+                    router: pin.peer_router,
+                    port: pin.peer_local,
                 },
             );
         }
@@ -583,11 +612,15 @@ impl<R: Routing> Simulation<R> {
                     p.local_hops += 1;
                 }
                 self.packet_hops += 1;
-                let dvc = self.ports[pout.peer as usize].vc_base + out_vc as u32;
                 self.wheel.schedule(
                     now,
                     now + pout.latency as u64,
-                    Event::HeadArrival { pkt: id, vc: dvc },
+                    Event::HeadArrival {
+                        pkt: id,
+                        vc: pout.peer_vc_base + out_vc as u32,
+                        router: pout.peer_router,
+                        port: pout.peer_local,
+                    },
                 );
             }
         }

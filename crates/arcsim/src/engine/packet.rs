@@ -21,8 +21,6 @@ pub struct Packet {
     pub gen_time: u64,
     /// Cycle it left the injection queue (u64::MAX until then).
     pub inject_time: u64,
-    /// Cycle its head reached the buffer it is in now (eligible for allocation from then on).
-    pub arrival: u64,
     pub len: u16,
     /// Router-to-router hops so far.
     pub hops: u16,

@@ -179,23 +179,25 @@ impl<R: Routing> Simulation<R> {
         out_done: u64,
     ) -> Option<Request> {
         let now = self.now;
-        let (vb, nv, in_class, rr_in) = {
+        let (vb, nv, in_class, rr_in, vc_mask) = {
             let p = &self.ports[base + i];
             (
                 p.vc_base as usize,
                 p.vc_count as usize,
                 p.class,
                 p.rr_in as usize,
+                p.vc_mask,
             )
         };
         let mut best: Option<(u64, Request)> = None;
         // Whether some head of this input may succeed later without a wake-up.
         let mut awake = false;
-        for v in 0..nv {
+        let mut vmask = vc_mask;
+        while vmask != 0 {
+            let v = vmask.trailing_zeros() as usize;
+            vmask &= vmask - 1;
             let f = self.vcs[vb + v].fifo;
-            if f.len == 0 {
-                continue;
-            }
+            debug_assert!(f.len > 0);
             if now < f.sleep_until
                 && (f.sleep_port == NO_PORT
                     || self.ports[base + f.sleep_port as usize].credit_epoch == f.sleep_epoch)
@@ -204,10 +206,6 @@ impl<R: Routing> Simulation<R> {
             }
             let head = self.slots.front(&f).expect("non-empty FIFO");
             let pkt = self.pool.get_mut(head);
-            debug_assert!(
-                pkt.arrival <= now,
-                "packets enter a FIFO when their head arrives"
-            );
             let len = pkt.len as u32;
             let age = pkt.gen_time;
             self.cands.clear();
@@ -292,7 +290,8 @@ impl<R: Routing> Simulation<R> {
                             now,
                             wake,
                             Event::Wake {
-                                port: (base + i) as u32,
+                                router: r as u32,
+                                port: i as u8,
                             },
                         );
                     }

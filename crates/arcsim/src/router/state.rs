@@ -27,6 +27,13 @@ pub struct PortState {
     /// Round-robin pointers of the input (over VCs) and output (over inputs) arbiters.
     pub rr_in: u8,
     pub rr_out: u8,
+    /// Input VCs holding packets (bit per VC): the allocator skips empty ones unseen.
+    pub vc_mask: u16,
+    /// The peer port's router, local port number and first VC, copied here so that sending a
+    /// packet or a credit does not touch the other router's records.
+    pub peer_router: u32,
+    pub peer_vc_base: u32,
+    pub peer_local: u8,
 }
 
 /// One VC: the input FIFO on this side, and this router's credit view of the VC with the

@@ -101,8 +101,8 @@ impl Routing for PiggybackRouting {
                 .map(|v| v.credit.occupancy(now))
                 .sum()
         };
-        for r in 0..df.num_routers() {
-            let base = port_base[r] as usize + df.first_global_port();
+        for (r, &pb) in port_base.iter().take(df.num_routers()).enumerate() {
+            let base = pb as usize + df.first_global_port();
             let (g, i) = (df.group_of(r), df.index_in_group(r));
             let q: Vec<u32> = (0..df.h).map(|k| occ(base + k)).collect();
             let mean = q.iter().sum::<u32>() as f64 / df.h as f64;
