@@ -1,10 +1,18 @@
 //! OFAR: On-the-Fly Adaptive Routing (García et al., seed 001, section 3).
 //!
-//! Every router decides from its own credit counts. Precedence: the minimal output; if it is
-//! unavailable (granted to another input, busy, or without room), a random non-minimal output
-//! whose occupancy is at most `threshold * Q_min`; then the escape subnetwork. Packets leave
-//! the escape network as soon as a canonical output is available, since the same precedence
-//! applies wherever the packet is.
+//! Every router decides from its own credit counts. Precedence: the minimal output if it is
+//! available (idle, not granted to another input this cycle, room for the packet); otherwise a
+//! random non-minimal output that is available and whose occupancy is below
+//! `threshold * Q_min` (Q_min: occupancy of the least occupied VC of the minimal output, as a
+//! shortest-queue VC selection would use); then, only when the minimal output has no room,
+//! the escape subnetwork. Packets leave the escape network as soon as a canonical output is
+//! available, since the same precedence applies wherever the packet is.
+//!
+//! The comparison is strict, so a minimal output with an empty VC (Q_min = 0) is waited for
+//! rather than avoided: this is what keeps OFAR's latency close to MIN's under uniform load
+//! (seed 001, Fig. 6) while it misroutes as soon as the minimal queue builds up under
+//! adversarial load. The paper writes `Q_non-min <= Th`; with `<=`, every packet whose
+//! minimal output is momentarily busy would misroute to any empty port.
 //!
 //! Misrouting rules (section 3.1): at most one global misroute per packet and one local
 //! misroute per group (header flags). In the source group only global misrouting is allowed,
@@ -250,12 +258,9 @@ impl Routing for OfarRouting {
             tag: TAG_MIN,
             reserve,
         };
-        // "Available" (section 3.2): the minimal queue has room for the packet and the output
-        // was not granted to another input in this allocation. An output still sending the
-        // previous packet is waited for: it frees within a packet time.
+        // Available (section 3.2): idle, not granted to another input, with room.
         let min_room = ctx.has_room(min_port, lo as usize, hi as usize, len + reserve as u32);
-        let min_taken = ctx.taken & (1u64 << min_port) != 0;
-        if min_room && !min_taken {
+        if min_room && ctx.output_idle(min_port) {
             out.push(min_cand);
             return;
         }
@@ -304,7 +309,7 @@ impl Routing for OfarRouting {
             }
             let (plo, phi) = self.canonical(p);
             if ctx.can_take(p, plo as usize, phi as usize, len + reserve as u32)
-                && ctx.occupancy_fraction(p, plo as usize, phi as usize) <= th
+                && ctx.occupancy_fraction(p, plo as usize, phi as usize) < th
             {
                 eligible[n] = p as u8;
                 n += 1;
