@@ -1,0 +1,213 @@
+//! OFAR (seed 001, section 3): deadlock freedom through the escape subnetworks, misrouting
+//! limits, throughput under ADVG+h, and injection-based congestion management.
+
+use arcsim::config::{apply_override, Config};
+use arcsim::{RunResult, SimError};
+
+fn config(sets: &[&str]) -> Config {
+    let mut tree = toml::Value::try_from(Config::embedded_default()).unwrap();
+    for s in sets {
+        apply_override(&mut tree, s).unwrap();
+    }
+    let cfg = Config::from_value(tree).unwrap();
+    cfg.validate().unwrap();
+    cfg
+}
+
+/// h = 3 balanced dragonfly: 19 groups, 114 routers, 342 nodes.
+const H3: [&str; 3] = ["topology.p=3", "topology.a=6", "topology.h=3"];
+
+fn run(extra: &[&str]) -> Result<RunResult, SimError> {
+    let mut sets: Vec<&str> = H3.to_vec();
+    sets.extend_from_slice(extra);
+    arcsim::run(&config(&sets))
+}
+
+fn must_run(extra: &[&str]) -> RunResult {
+    run(extra).unwrap_or_else(|e| panic!("{extra:?}: {e}"))
+}
+
+#[test]
+fn escape_subnetworks_prevent_deadlock_with_one_vc() {
+    // 1/1(+1) VCs, saturating adversarial load: without the escape network this deadlocks
+    // (next test); with each escape network the watchdog must stay silent.
+    for escape in [
+        &["routing.escape=\"ring\"", "routing.rings=[\"a\"]"][..],
+        &["routing.escape=\"tree\""][..],
+    ] {
+        for pattern in ["traffic.offset=3", "traffic.offset=1"] {
+            let mut sets = vec![
+                "routing.algorithm=ofar",
+                "router.vcs_local=1",
+                "router.vcs_global=1",
+                "traffic.pattern=adv-global",
+                pattern,
+                "traffic.load=1.0",
+                "simulation.warmup_cycles=2000",
+                "simulation.measure_cycles=6000",
+                "simulation.watchdog_cycles=1500",
+            ];
+            sets.extend_from_slice(escape);
+            let r = run(&sets).unwrap_or_else(|e| panic!("{escape:?} {pattern}: {e}"));
+            assert!(
+                r.packets.delivered > 0,
+                "{escape:?} {pattern}: nothing delivered"
+            );
+        }
+    }
+}
+
+#[test]
+fn escape_rings_b_and_both_prevent_deadlock_on_h4() {
+    // Ring B needs an even h > 2: p=4, a=8, h=4 (33 groups, 1,056 nodes).
+    for rings in ["[\"b\"]", "[\"a\", \"b\"]"] {
+        let r = arcsim::run(&config(&[
+            "topology.p=4",
+            "topology.a=8",
+            "topology.h=4",
+            "routing.algorithm=ofar",
+            "router.vcs_local=1",
+            "router.vcs_global=1",
+            &format!("routing.rings={rings}"),
+            "traffic.pattern=adv-global",
+            "traffic.offset=4",
+            "traffic.load=1.0",
+            "simulation.warmup_cycles=1000",
+            "simulation.measure_cycles=3000",
+            "simulation.watchdog_cycles=1500",
+        ]))
+        .unwrap_or_else(|e| panic!("rings {rings}: {e}"));
+        assert!(r.packets.delivered > 0);
+    }
+}
+
+#[test]
+fn without_escape_the_watchdog_catches_ofar_deadlock() {
+    let err = run(&[
+        "routing.algorithm=ofar",
+        "routing.escape=\"none\"",
+        "router.vcs_local=1",
+        "router.vcs_global=1",
+        "traffic.pattern=uniform",
+        "traffic.load=1.0",
+        "simulation.warmup_cycles=2000",
+        "simulation.measure_cycles=20000",
+        "simulation.watchdog_cycles=1000",
+    ])
+    .expect_err("OFAR without an escape network must deadlock at full load");
+    match err {
+        SimError::Deadlock(report) => assert!(report.cyclic, "{report}"),
+        other => panic!("expected a deadlock, got {other}"),
+    }
+}
+
+#[test]
+fn misroute_limits_hold_for_packets_that_never_escaped() {
+    // At most one global misroute per packet and one local misroute per group: 8 hops
+    // (6 local, 2 global) for OFAR; OFAR-L has no local misroute beyond the MM+L hop: 6.
+    for (alg, limit) in [("ofar", 8), ("ofar-l", 6)] {
+        for pattern in [
+            &["traffic.pattern=uniform"][..],
+            &["traffic.pattern=adv-global", "traffic.offset=3"][..],
+        ] {
+            for load in ["0.3", "0.6"] {
+                let mut sets = vec![
+                    format!("routing.algorithm={alg}"),
+                    format!("traffic.load={load}"),
+                    "routing.congestion=bcm".to_string(),
+                    "simulation.warmup_cycles=2000".into(),
+                    "simulation.measure_cycles=4000".into(),
+                ];
+                sets.extend(pattern.iter().map(|s| s.to_string()));
+                let refs: Vec<&str> = sets.iter().map(String::as_str).collect();
+                let r = must_run(&refs);
+                assert!(r.packets.delivered > 0);
+                assert!(
+                    r.escape.max_hops_without_escape <= limit,
+                    "{alg} {pattern:?} load {load}: a packet took {} hops without the escape network (limit {limit})",
+                    r.escape.max_hops_without_escape
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn ofar_exceeds_one_over_h_under_adversarial_h_traffic() {
+    // ADVG+h: VAL and OFAR-L are limited by one local link per intermediate group (1/h at
+    // best); OFAR's local misrouting in the intermediate group lifts the limit.
+    let h = 3.0;
+    let at = |alg: &str| {
+        must_run(&[
+            &format!("routing.algorithm={alg}"),
+            "traffic.pattern=adv-global",
+            "traffic.offset=3",
+            "traffic.load=0.4",
+            "simulation.warmup_cycles=3000",
+            "simulation.measure_cycles=4000",
+        ])
+        .accepted_load
+    };
+    let (ofar, val) = (at("ofar"), at("val"));
+    eprintln!(
+        "ADVG+3 at load 0.4: OFAR {ofar:.3}, VAL {val:.3}, 1/h {:.3}",
+        1.0 / h
+    );
+    assert!(
+        ofar > 1.1 / h,
+        "OFAR accepted {ofar:.3}, not clearly above 1/h"
+    );
+    assert!(val <= 1.0 / h, "VAL accepted {val:.3} above its 1/h bound");
+    assert!(ofar > 1.5 * val, "OFAR {ofar:.3} vs VAL {val:.3}");
+}
+
+#[test]
+fn bcm_and_ecm_keep_throughput_where_plain_ofar_collapses() {
+    // Seed 001 Fig. 5: with few VCs, 2/1(+1), plain OFAR hands the load to the escape network
+    // and throughput collapses at full load; injection restriction keeps it up.
+    for escape in ["tree", "ring"] {
+        let at = |cm: &str| {
+            must_run(&[
+                "routing.algorithm=ofar",
+                &format!("routing.escape={escape}"),
+                &format!("routing.congestion={cm}"),
+                "router.vcs_local=2",
+                "router.vcs_global=1",
+                "traffic.load=1.0",
+                "simulation.warmup_cycles=3000",
+                "simulation.measure_cycles=4000",
+            ])
+            .accepted_load
+        };
+        let (none, bcm, ecm) = (at("none"), at("bcm"), at("ecm"));
+        eprintln!("OFAR {escape} 2/1(+1) UN load 1.0: none {none:.3}, BCM {bcm:.3}, ECM {ecm:.3}");
+        assert!(
+            bcm > 0.4 && ecm > 0.4,
+            "{escape}: BCM {bcm:.3}, ECM {ecm:.3}"
+        );
+        assert!(
+            none < 0.6 * bcm.min(ecm),
+            "{escape}: plain OFAR {none:.3} did not collapse"
+        );
+    }
+}
+
+#[test]
+fn ofar_is_close_to_min_at_low_uniform_load_and_rarely_escapes() {
+    let at = |alg: &str| {
+        must_run(&[
+            &format!("routing.algorithm={alg}"),
+            "traffic.load=0.1",
+            "simulation.warmup_cycles=2000",
+            "simulation.measure_cycles=4000",
+        ])
+    };
+    let (ofar, min) = (at("ofar"), at("min"));
+    assert!(
+        ofar.latency.mean < 1.1 * min.latency.mean,
+        "OFAR latency {:.1} vs MIN {:.1}",
+        ofar.latency.mean,
+        min.latency.mean
+    );
+    assert!(ofar.escape.entered_fraction < 0.001, "{:?}", ofar.escape);
+}
