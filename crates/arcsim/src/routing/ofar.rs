@@ -334,6 +334,9 @@ impl Routing for OfarRouting {
         } else if let Some(c) = self.escape_candidate(ctx, pkt) {
             // Every canonical path is full: the escape subnetwork avoids deadlock.
             out.push(c);
+        } else {
+            // No escape network: wait for the minimal output (what a deadlock report shows).
+            out.push(min_cand);
         }
     }
 
