@@ -82,7 +82,7 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         .context("writing config.toml")?;
     plot_run(first, out)?;
     println!(
-        "wrote {} and plots series.{{svg,png}}, hops.{{svg,png}}",
+        "wrote {}, config.toml and plots series.{{svg,png}}, series_throughput.{{svg,png}}, hops.{{svg,png}}",
         path.display()
     );
     Ok(())
@@ -128,6 +128,14 @@ pub fn print_summary(r: &RunResult) {
         r.hops.max,
         100.0 * r.misrouted_fraction
     );
+    if r.escape.entered_fraction > 0.0 {
+        println!(
+            "escape network  entered by {:.2}% of packets, {:.3} entries and {:.3} escape hops per packet",
+            100.0 * r.escape.entered_fraction,
+            r.escape.entries_mean,
+            r.escape.hops_mean
+        );
+    }
     println!(
         "fairness        injected per router min {:.0} max {:.0} Jain {:.4}; accepted per group Jain {:.4}",
         r.per_router.injected.min, r.per_router.injected.max, r.per_router.injected.jain, r.per_group.accepted.jain

@@ -213,6 +213,7 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
         "network_latency_mean",
         "hops_mean",
         "misrouted_fraction",
+        "escape_entered_fraction",
         "burst_consumption_cycles",
         "generated",
         "delivered",
@@ -234,6 +235,14 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
             format!("{:.3}", r.network_latency_mean.mean),
             format!("{:.4}", r.hops_mean.mean),
             format!("{:.6}", r.misrouted_fraction.mean),
+            format!(
+                "{:.6}",
+                r.runs
+                    .iter()
+                    .map(|x| x.escape.entered_fraction)
+                    .sum::<f64>()
+                    / r.runs.len().max(1) as f64
+            ),
             r.burst_consumption_cycles
                 .as_ref()
                 .map(|e| format!("{:.1}", e.mean))

@@ -221,7 +221,8 @@ pub struct RoutingConfig {
     /// When false, every hop may use any VC: NOT deadlock-free. Exists to study deadlock and
     /// to exercise the watchdog.
     pub ordered_vcs: bool,
-    /// OFAR: misroute only to outputs with occupancy <= misroute_threshold * Q_min.
+    /// OFAR: misroute only to outputs with occupancy < misroute_threshold * Q_min (strict:
+    /// see routing/ofar.rs).
     pub misroute_threshold: f64,
     /// OFAR: escape subnetwork.
     pub escape: EscapeKind,
@@ -294,6 +295,34 @@ impl RoutingConfig {
             return Ok(());
         }
         let df = crate::topology::Dragonfly::new(topo);
+        let subnets = match self.escape {
+            EscapeKind::Ring => self.rings.len(),
+            EscapeKind::Tree => 1,
+            EscapeKind::None => 0,
+        };
+        let auto = crate::routing::default_vcs(self.algorithm);
+        for (name, n, auto_n) in [
+            ("router.vcs_local", router.vcs_local, auto.local),
+            ("router.vcs_global", router.vcs_global, auto.global),
+        ] {
+            let n = if n == 0 { auto_n } else { n };
+            if n + subnets > crate::router::MAX_VCS {
+                return Err(field_err(
+                    name,
+                    format!(
+                        "{n} VCs plus {subnets} escape VC(s) exceed the {} VCs a port supports: use at most {}",
+                        crate::router::MAX_VCS,
+                        crate::router::MAX_VCS - subnets
+                    ),
+                ));
+            }
+        }
+        if self.escape == EscapeKind::None && self.congestion == CongestionKind::Ecm {
+            return Err(field_err(
+                "routing.congestion",
+                "ECM watches the escape buffers, and routing.escape = \"none\" has none: use bcm or an escape network",
+            ));
+        }
         match self.escape {
             EscapeKind::Ring => {
                 if self.rings.is_empty() {
@@ -336,9 +365,17 @@ impl RoutingConfig {
         if self.escape == EscapeKind::Ring
             && router.buffer_local.min(router.buffer_global) < 2 * router.packet_length
         {
+            let field = if router.buffer_local <= router.buffer_global {
+                "router.buffer_local"
+            } else {
+                "router.buffer_global"
+            };
             return Err(field_err(
-                "router.buffer_local",
-                "bubble flow control on the escape ring needs buffers of at least two packets",
+                field,
+                format!(
+                    "bubble flow control on the escape ring needs buffers of at least two packets ({} phits)",
+                    2 * router.packet_length
+                ),
             ));
         }
         Ok(())
@@ -466,9 +503,17 @@ impl Config {
     pub fn from_value(value: toml::Value) -> Result<Config, ConfigError> {
         let cfg: Config = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
+            // The TOML deserialiser appends "in `path`" on a line of its own: the field is
+            // already named, keep the first line.
+            let message = e.into_inner().to_string();
             ConfigError::Field {
                 field: path,
-                message: e.into_inner().to_string(),
+                message: message
+                    .lines()
+                    .next()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string(),
             }
         })?;
         Ok(cfg)
@@ -540,8 +585,12 @@ impl TopologyConfig {
             return Err(field_err(
                 "topology.groups",
                 format!(
-                    "{} groups is impossible with a={} and h={}: allowed 2..={} (a*h+1), or 0 for the maximum",
-                    self.groups, self.a, self.h, max_groups
+                    "{} group{} is impossible with a={} and h={}: allowed 2..={} (a*h+1), or 0 for the maximum",
+                    self.groups,
+                    if self.groups == 1 { "" } else { "s" },
+                    self.a,
+                    self.h,
+                    max_groups
                 ),
             ));
         }

@@ -111,6 +111,7 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
                 cfg.routing.ugal_threshold,
                 cfg.routing.pb_factor,
                 cfg.routing.pb_period,
+                cfg.router.packet_length,
             ),
         )),
         RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL => {

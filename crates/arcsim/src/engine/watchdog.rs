@@ -85,7 +85,12 @@ impl fmt::Display for DeadlockReport {
         }
         write!(
             f,
-            "hint: the routing's VC ordering (routing.ordered_vcs) or escape network does not break this cycle of buffers"
+            "hint: {}",
+            if self.cyclic {
+                "the routing's VC ordering (routing.ordered_vcs) or escape network does not break this cycle of buffers"
+            } else {
+                "the chain ends at a buffer whose head is offered no output or waits on a non-full one"
+            }
         )
     }
 }

@@ -331,8 +331,14 @@ impl Routing for OfarRouting {
         if min_room {
             // Lost the minimal output to another input this cycle: try it again next cycle.
             out.push(min_cand);
-        } else if let Some(c) = self.escape_candidate(ctx, pkt) {
-            // Every canonical path is full: the escape subnetwork avoids deadlock.
+        } else if let Some(c) = (!(injecting && self.congestion == CongestionKind::Bcm))
+            .then(|| self.escape_candidate(ctx, pkt))
+            .flatten()
+        {
+            // Every canonical path is full: the escape subnetwork avoids deadlock. Under BCM a
+            // packet still in its injection queue waits instead (section 3.4.2: injection is
+            // forbidden while the canonical network has no bubble; an injection queue is never
+            // part of a cycle, so it needs no escape).
             out.push(c);
         } else {
             // No escape network: wait for the minimal output (what a deadlock report shows).

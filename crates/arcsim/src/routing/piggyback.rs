@@ -29,6 +29,8 @@ pub struct PiggybackRouting {
     pub threshold: f64,
     pub factor: f64,
     pub period: u64,
+    /// A channel holding less than one packet is never flagged.
+    pub packet_length: u32,
     /// Flags as the group sees them (`[group * a*h + link]`) and the newest sample, which
     /// becomes visible at the next period.
     seen: RefCell<Vec<bool>>,
@@ -42,6 +44,7 @@ impl PiggybackRouting {
         threshold: f64,
         factor: f64,
         period: u64,
+        packet_length: u32,
     ) -> PiggybackRouting {
         let n = df.g * df.a * df.h;
         PiggybackRouting {
@@ -50,6 +53,7 @@ impl PiggybackRouting {
             threshold,
             factor,
             period,
+            packet_length,
             seen: RefCell::new(vec![false; n]),
             sampled: RefCell::new(vec![false; n]),
         }
@@ -106,7 +110,7 @@ impl Routing for PiggybackRouting {
             let (g, i) = (df.group_of(r), df.index_in_group(r));
             let q: Vec<u32> = (0..df.h).map(|k| occ(base + k)).collect();
             let mean = q.iter().sum::<u32>() as f64 / df.h as f64;
-            let one_packet = vcs[ports[base].vc_base as usize].credit.capacity.min(8) as f64;
+            let one_packet = self.packet_length as f64;
             for (k, &qk) in q.iter().enumerate() {
                 sampled[g * df.a * df.h + i * df.h + k] =
                     qk as f64 > self.factor * mean && qk as f64 >= one_packet;

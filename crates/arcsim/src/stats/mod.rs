@@ -145,7 +145,10 @@ impl Collector {
         }
         let lat = tail - gen;
         let net = tail - inject;
-        self.latency.saturating_record(lat);
+        // `record` grows the auto-resizing histogram; `saturating_record` would clamp.
+        self.latency
+            .record(lat)
+            .expect("auto-resizing histogram accepts any u64");
         self.net_latency_max = self.net_latency_max.max(net);
         self.latency_sum += lat as u128;
         self.net_latency_sum += net as u128;
