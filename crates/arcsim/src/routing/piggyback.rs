@@ -12,7 +12,7 @@
 //! local queue occupancy times hop count. 3/2 VCs, as VAL.
 
 use super::min::{minimal_distance, minimal_hop};
-use super::valiant::{random_other_group, ValRouting, DECIDED};
+use super::valiant::{random_other_group, valiant_first_hop, ValRouting, DECIDED};
 use super::vc::VcMap;
 use super::{Candidates, RouteCtx, Routing};
 use crate::engine::packet::Packet;
@@ -62,23 +62,6 @@ impl PiggybackRouting {
     /// Whether global link `link` of `group` is flagged saturated, as its group sees it.
     pub fn saturated(&self, group: usize, link: usize) -> bool {
         self.seen.borrow()[group * self.df.a * self.df.h + link]
-    }
-
-    /// Port and hop count of the Valiant path through `ig` from router `r` of group `sg`.
-    fn valiant_first(&self, r: usize, sg: usize, ig: usize, dst: usize) -> (usize, usize, usize) {
-        let df = &self.df;
-        let link = df.global_link_to(sg, ig);
-        let (ri, gport) = df.global_link_port(link);
-        let gate = sg * df.a + ri;
-        let port = if gate == r {
-            gport
-        } else {
-            minimal_hop(df, r, gate).expect("gate differs").0
-        };
-        let (tg, mate) = df.global_link_target(sg, link).expect("wired");
-        let landing = tg * df.a + df.global_link_port(mate).0;
-        let hops = minimal_distance(df, r, gate) + 1 + minimal_distance(df, landing, dst);
-        (port, hops, link)
     }
 }
 
@@ -135,7 +118,7 @@ impl Routing for PiggybackRouting {
                 let mut val = None;
                 for _ in 0..TRIES {
                     if let Some(ig) = random_other_group(df, ctx.rng, sg, dg) {
-                        let v = self.valiant_first(ctx.router, sg, ig, dst);
+                        let v = valiant_first_hop(df, ctx.router, sg, ig, dst);
                         let ok = !self.saturated(sg, v.2);
                         val = Some((ig, v));
                         if ok {

@@ -5,7 +5,7 @@
 //! keeps every path increasing in the order l0 < g0 < l1 < g1 < l2.
 
 use super::min::{minimal_distance, minimal_hop};
-use super::valiant::{random_other_group, ValRouting, DECIDED};
+use super::valiant::{random_other_group, valiant_first_hop, ValRouting, DECIDED};
 use super::vc::VcMap;
 use super::{Candidates, RouteCtx, Routing};
 use crate::engine::packet::Packet;
@@ -35,21 +35,9 @@ impl Routing for UgalLRouting {
                 random_other_group(df, ctx.rng, sg, dg),
                 minimal_hop(df, ctx.router, dst_router),
             ) {
-                let link = df.global_link_to(sg, ig);
-                let (ri, gport) = df.global_link_port(link);
-                let gate = sg * df.a + ri;
-                let val_port = if gate == ctx.router {
-                    gport
-                } else {
-                    minimal_hop(df, ctx.router, gate).expect("gate differs").0
-                };
+                let (val_port, h_val, _) = valiant_first_hop(df, ctx.router, sg, ig, dst_router);
+                let h_val = h_val as f64;
                 let h_min = minimal_distance(df, ctx.router, dst_router) as f64;
-                // Valiant hops: to the gate, the global hop, then minimal from the far end.
-                let (tg, mate) = df.global_link_target(sg, link).expect("wired");
-                let landing = tg * df.a + df.global_link_port(mate).0;
-                let h_val = (minimal_distance(df, ctx.router, gate)
-                    + 1
-                    + minimal_distance(df, landing, dst_router)) as f64;
                 let q_min = ctx.port_occupancy(min_port) as f64;
                 let q_val = ctx.port_occupancy(val_port) as f64;
                 if q_min * h_min > q_val * h_val + self.threshold {
