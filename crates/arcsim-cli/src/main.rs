@@ -37,29 +37,7 @@ enum Cmd {
         out: PathBuf,
     },
     /// Sweep offered load (and optionally other keys) in parallel; write CSV, JSON and plots.
-    Sweep {
-        /// TOML configuration file (the embedded default when omitted).
-        config: Option<PathBuf>,
-        /// Offered loads START:STOP:STEP (inclusive), e.g. 0.05:0.5:0.05.
-        #[arg(long, value_name = "START:STOP:STEP")]
-        load: String,
-        /// One curve per value: --vary routing.algorithm=min,val,val-any (repeatable; curves
-        /// are the cartesian product).
-        #[arg(long, value_name = "KEY=V1,V2,...")]
-        vary: Vec<String>,
-        /// Override a configuration key for every point (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        set: Vec<String>,
-        /// Output directory.
-        #[arg(long, default_value = "results/sweep")]
-        out: PathBuf,
-        /// Worker threads (default: all cores). Results do not depend on it.
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Plot title.
-        #[arg(long)]
-        title: Option<String>,
-    },
+    Sweep(sweep::SweepArgs),
     /// Measure simulator speed on the seed-001 network (UN, MIN, load 0.5, 20,000 cycles).
     Bench {
         /// Global links per router of the balanced dragonfly (6: 5,256 nodes; 8: 16,512 nodes).
@@ -91,23 +69,7 @@ fn main() -> ExitCode {
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.cmd {
         Cmd::Run { config, set, out } => report::run_command(config.as_deref(), &set, &out),
-        Cmd::Sweep {
-            config,
-            load,
-            vary,
-            set,
-            out,
-            threads,
-            title,
-        } => sweep::sweep_command(&sweep::SweepArgs {
-            config,
-            load,
-            vary,
-            set,
-            out,
-            threads,
-            title,
-        }),
+        Cmd::Sweep(args) => sweep::sweep_command(&args),
         Cmd::Bench {
             h,
             cycles,

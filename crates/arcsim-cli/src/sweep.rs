@@ -12,13 +12,28 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+#[derive(clap::Args)]
 pub struct SweepArgs {
+    /// TOML configuration file (the embedded default when omitted).
     pub config: Option<PathBuf>,
+    /// Offered loads START:STOP:STEP (inclusive), e.g. 0.05:0.5:0.05.
+    #[arg(long, value_name = "START:STOP:STEP")]
     pub load: String,
+    /// One curve per value: --vary routing.algorithm=min,val,val-any (repeatable; curves
+    /// are the cartesian product).
+    #[arg(long, value_name = "KEY=V1,V2,...")]
     pub vary: Vec<String>,
+    /// Override a configuration key for every point (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Output directory.
+    #[arg(long, default_value = "results/sweep")]
     pub out: PathBuf,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
     pub threads: Option<usize>,
+    /// Plot title.
+    #[arg(long)]
     pub title: Option<String>,
 }
 

@@ -151,16 +151,7 @@ impl RouteCtx<'_> {
     /// Whether output `port` can take a packet of `need` phits now on some VC in `lo..=hi`.
     #[inline]
     pub fn can_take(&self, port: usize, lo: usize, hi: usize, need: u32) -> bool {
-        if !self.output_idle(port) {
-            return false;
-        }
-        let p = &self.ports[port];
-        if p.class == PortClass::Terminal {
-            return true;
-        }
-        let b = p.vc_base as usize;
-        (lo..=hi.min(p.vc_count as usize - 1))
-            .any(|v| self.vcs[b + v].credit.credits(self.now) >= need)
+        self.output_idle(port) && self.has_room(port, lo, hi, need)
     }
     /// Whether some VC in `lo..=hi` of output `port` has credits for `need` phits now (busy or
     /// not).
