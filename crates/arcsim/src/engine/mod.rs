@@ -269,6 +269,7 @@ impl<R: Routing> Simulation<R> {
                     peer_router: 0,
                     peer_vc_base: 0,
                     peer_local: 0,
+                    sent: 0,
                 });
                 for _ in 0..n {
                     vcs.push(VcState {
@@ -565,7 +566,9 @@ impl<R: Routing> Simulation<R> {
                 port: in_port as u8,
             },
         );
-        self.ports[go].out_busy = now + len;
+        let po = &mut self.ports[go];
+        po.out_busy = now + len;
+        po.sent = po.sent.wrapping_add(len as u32);
         self.last_move = now;
         if pin.class == PortClass::Terminal {
             self.pool.get_mut(id).inject_time = now;

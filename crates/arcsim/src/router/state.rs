@@ -34,6 +34,8 @@ pub struct PortState {
     pub peer_router: u32,
     pub peer_vc_base: u32,
     pub peer_local: u8,
+    /// Phits sent on the output link so far (wrapping), for utilisation measurements.
+    pub sent: u32,
 }
 
 /// One VC: the input FIFO on this side, and this router's credit view of the VC with the

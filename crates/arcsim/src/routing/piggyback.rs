@@ -1,9 +1,11 @@
 //! Piggyback (PB) source-adaptive routing (Jiang, Kim, Dally, ISCA 2009; the reference
 //! adaptive routing of seed 001).
 //!
-//! Every router flags each of its global channels as saturated when the channel's occupancy
-//! (seen through credits) exceeds `pb_factor` times the mean occupancy of the router's global
-//! channels (and at least one packet). Routers share these flags with the rest of their group
+//! Every router flags each of its global channels as saturated when the link was busy at least
+//! 90% of the time (smoothed over about four periods), or its occupancy (seen through credits) exceeds `pb_factor` times
+//! the mean occupancy of the router's global channels (and at least one packet). The
+//! utilisation test matters for input-queued routers: a saturated link drains its downstream
+//! buffer at line rate, so its credits look healthy while packets queue at the gateway's inputs. Routers share these flags with the rest of their group
 //! piggybacked on local traffic, which this model represents as a sample taken every
 //! `pb_period` cycles and published one period later: the source router sees flags between one
 //! and two periods old. At injection the source router sends the packet along a Valiant path
@@ -20,6 +22,9 @@ use crate::router::state::{PortState, VcState};
 use crate::topology::Dragonfly;
 use std::cell::RefCell;
 
+/// A global channel busy at least this share of the last period is flagged saturated.
+const BUSY: f64 = 0.9;
+
 /// Intermediate groups tried for a Valiant path whose channel is not flagged.
 const TRIES: usize = 4;
 
@@ -35,6 +40,10 @@ pub struct PiggybackRouting {
     /// becomes visible at the next period.
     seen: RefCell<Vec<bool>>,
     sampled: RefCell<Vec<bool>>,
+    /// Phits each port had sent at the previous sample (utilisation over the period).
+    last_sent: RefCell<Vec<u32>>,
+    /// Smoothed utilisation of each port's link.
+    util: RefCell<Vec<f64>>,
 }
 
 impl PiggybackRouting {
@@ -56,6 +65,8 @@ impl PiggybackRouting {
             packet_length,
             seen: RefCell::new(vec![false; n]),
             sampled: RefCell::new(vec![false; n]),
+            last_sent: RefCell::new(Vec::new()),
+            util: RefCell::new(Vec::new()),
         }
     }
 
@@ -77,6 +88,12 @@ impl Routing for PiggybackRouting {
     fn on_period(&self, now: u64, port_base: &[u32], ports: &[PortState], vcs: &[VcState]) {
         let df = &self.df;
         let mut seen = self.seen.borrow_mut();
+        let mut last_sent = self.last_sent.borrow_mut();
+        let mut util = self.util.borrow_mut();
+        if last_sent.len() < ports.len() {
+            last_sent.resize(ports.len(), 0);
+            util.resize(ports.len(), 0.0);
+        }
         let mut sampled = self.sampled.borrow_mut();
         // Last period's sample reaches the rest of the group now.
         std::mem::swap(&mut *seen, &mut *sampled);
@@ -95,8 +112,16 @@ impl Routing for PiggybackRouting {
             let mean = q.iter().sum::<u32>() as f64 / df.h as f64;
             let one_packet = self.packet_length as f64;
             for (k, &qk) in q.iter().enumerate() {
+                let gp = base + k;
+                let sent = ports[gp].sent.wrapping_sub(last_sent[gp]);
+                last_sent[gp] = ports[gp].sent;
+                // Packets are counted whole when granted, so one period's share is coarse:
+                // smooth it over about four periods.
+                let busy = sent as f64 / self.period as f64;
+                let u = &mut util[gp];
+                *u += 0.25 * (busy - *u);
                 sampled[g * df.a * df.h + i * df.h + k] =
-                    qk as f64 > self.factor * mean && qk as f64 >= one_packet;
+                    *u >= BUSY || (qk as f64 > self.factor * mean && qk as f64 >= one_packet);
             }
         }
     }
@@ -127,8 +152,11 @@ impl Routing for PiggybackRouting {
                     }
                 }
                 if let Some((ig, (val_port, h_val, val_link))) = val {
+                    // A flagged minimal channel sends the packet non-minimally (through an
+                    // unflagged channel when one of the tries found one); otherwise UGAL-L.
+                    let _ = val_link;
                     let nonmin = if self.saturated(sg, min_link) {
-                        !self.saturated(sg, val_link)
+                        true
                     } else {
                         let h_min = minimal_distance(df, ctx.router, dst) as f64;
                         let q_min = ctx.port_occupancy(min_port) as f64;
