@@ -179,7 +179,9 @@ pub struct Simulation<R: Routing> {
     pub(crate) active: Vec<u64>,
     /// LRS stamps of (output, input) pairs: router r uses `lrs_base[r] + out * radix + in`.
     pub(crate) lrs_base: Vec<u32>,
-    pub(crate) out_lrs: Vec<u64>,
+    /// 32-bit stamps: radix^2 per router is the largest table (h = 16: 63^2 per router); the
+    /// order would only be disturbed once, after 2^32 cycles.
+    pub(crate) out_lrs: Vec<u32>,
     pub(crate) wheel: TimeWheel,
     pub(crate) scratch: Vec<Event>,
     pub(crate) calendar: Calendar,

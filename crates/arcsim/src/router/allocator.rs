@@ -134,7 +134,7 @@ impl<R: Routing> Simulation<R> {
                 let winner = match self.arbiter {
                     ArbiterKind::Lrs => {
                         let stamps = &self.out_lrs[lb..lb + radix];
-                        pick_min_key(mask, |i| stamps[i])
+                        pick_min_key(mask, |i| stamps[i] as u64)
                     }
                     ArbiterKind::Age => {
                         let reqs = &self.req_scratch;
@@ -145,7 +145,7 @@ impl<R: Routing> Simulation<R> {
                     }
                 };
                 let req = self.req_scratch[winner];
-                self.out_lrs[lb + winner] = now + 1;
+                self.out_lrs[lb + winner] = (now + 1) as u32;
                 self.ports[base + o].rr_out = if winner + 1 == radix {
                     0
                 } else {
