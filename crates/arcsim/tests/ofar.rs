@@ -193,6 +193,28 @@ fn bcm_and_ecm_keep_throughput_where_plain_ofar_collapses() {
 }
 
 #[test]
+fn transit_priority_prevents_plain_ofar_collapse() {
+    // With injections competing equally, plain OFAR collapses past saturation (test above);
+    // serving transit packets first keeps it at its saturation throughput, as in Fig. 6.
+    let at = |prio: &str| {
+        must_run(&[
+            "routing.algorithm=ofar",
+            &format!("router.injection_priority={prio}"),
+            "traffic.load=1.0",
+            "simulation.warmup_cycles=3000",
+            "simulation.measure_cycles=4000",
+        ])
+    };
+    let (equal, transit) = (at("equal"), at("transit-first"));
+    eprintln!(
+        "OFAR UN load 1.0, 3/2(+1), ring: equal {:.3}, transit-first {:.3}",
+        equal.accepted_load, transit.accepted_load
+    );
+    assert!(transit.accepted_load > 0.45, "{:.3}", transit.accepted_load);
+    assert!(equal.accepted_load < 0.5 * transit.accepted_load);
+}
+
+#[test]
 fn ofar_is_close_to_min_at_low_uniform_load_and_rarely_escapes() {
     let at = |alg: &str| {
         must_run(&[

@@ -126,6 +126,17 @@ pub struct RouterConfig {
     pub allocator_iterations: usize,
     pub arbiter: ArbiterKind,
     pub vc_selection: VcSelection,
+    /// Whether injections compete equally with transit packets for an output.
+    pub injection_priority: InjectionPriority,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InjectionPriority {
+    /// Injection inputs are arbitrated like any other input.
+    Equal,
+    /// An output serves transit packets before packets from injection queues.
+    TransitFirst,
 }
 
 impl Default for RouterConfig {
@@ -141,6 +152,7 @@ impl Default for RouterConfig {
             allocator_iterations: 3,
             arbiter: ArbiterKind::Lrs,
             vc_selection: VcSelection::ShortestQueue,
+            injection_priority: InjectionPriority::Equal,
         }
     }
 }

@@ -182,6 +182,10 @@ pub struct Simulation<R: Routing> {
     /// 32-bit stamps: radix^2 per router is the largest table (h = 16: 63^2 per router); the
     /// order would only be disturbed once, after 2^32 cycles.
     pub(crate) out_lrs: Vec<u32>,
+    /// Output arbitration serves transit packets before injections (router.injection_priority).
+    pub(crate) transit_first: bool,
+    /// Per router: its terminal (injection) input ports.
+    pub(crate) terminal_inputs: Vec<u64>,
     pub(crate) wheel: TimeWheel,
     pub(crate) scratch: Vec<Event>,
     pub(crate) calendar: Calendar,
@@ -293,6 +297,13 @@ impl<R: Routing> Simulation<R> {
                 ports[gp].peer_local = (ports[gp].peer - net.port_base[peer.router as usize]) as u8;
             }
         }
+        let terminal_inputs: Vec<u64> = (0..net.num_routers())
+            .map(|r| {
+                (0..net.radix(r))
+                    .filter(|&p| net.port(r, p).class == PortClass::Terminal)
+                    .fold(0u64, |m, p| m | 1u64 << p)
+            })
+            .collect();
         let mut lrs_base = Vec::with_capacity(net.num_routers());
         let mut lrs_len = 0usize;
         for r in 0..net.num_routers() {
@@ -331,6 +342,8 @@ impl<R: Routing> Simulation<R> {
             active: vec![0; routers.div_ceil(64)],
             lrs_base,
             out_lrs: vec![0; lrs_len],
+            transit_first: rc.injection_priority == crate::config::InjectionPriority::TransitFirst,
+            terminal_inputs,
             wheel: TimeWheel::new(max_lat + len as u64 + 2),
             scratch: Vec::new(),
             calendar: Calendar::new(12),

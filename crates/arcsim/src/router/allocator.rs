@@ -129,7 +129,14 @@ impl<R: Routing> Simulation<R> {
             while any_out != 0 {
                 let o = any_out.trailing_zeros() as usize;
                 any_out &= any_out - 1;
-                let mask = self.out_req_scratch[o];
+                let mut mask = self.out_req_scratch[o];
+                if self.transit_first {
+                    // Packets already in the network win over new injections.
+                    let transit = mask & !self.terminal_inputs[r];
+                    if transit != 0 {
+                        mask = transit;
+                    }
+                }
                 let lb = self.lrs_base[r] as usize + o * radix;
                 let winner = match self.arbiter {
                     ArbiterKind::Lrs => {
