@@ -108,7 +108,12 @@ impl Routing for PiggybackRouting {
         for (r, &pb) in port_base.iter().take(df.num_routers()).enumerate() {
             let base = pb as usize + df.first_global_port();
             let (g, i) = (df.group_of(r), df.index_in_group(r));
-            let q: Vec<u32> = (0..df.h).map(|k| occ(base + k)).collect();
+            // A stack array: this runs for every router every period.
+            let mut occs = [0u32; crate::router::MAX_RADIX];
+            let q = &mut occs[..df.h];
+            for (k, slot) in q.iter_mut().enumerate() {
+                *slot = occ(base + k);
+            }
             let mean = q.iter().sum::<u32>() as f64 / df.h as f64;
             let one_packet = self.packet_length as f64;
             for (k, &qk) in q.iter().enumerate() {
