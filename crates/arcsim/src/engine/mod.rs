@@ -174,8 +174,6 @@ pub struct Simulation<R: Routing> {
     pub(crate) free_inputs: Vec<u64>,
     /// Per router: input ports that may have a head worth evaluating (not all asleep).
     pub(crate) awake: Vec<u64>,
-    /// Per output port: input ports of the same router with a head sleeping on its credits.
-    pub(crate) watchers: Vec<u64>,
     pub(crate) active: Vec<u64>,
     /// LRS stamps of (output, input) pairs: router r uses `lrs_base[r] + out * radix + in`.
     pub(crate) lrs_base: Vec<u32>,
@@ -266,7 +264,6 @@ impl<R: Routing> Simulation<R> {
                     peer,
                     latency: info.latency,
                     pkts: 0,
-                    router: r as u32,
                     vc_count: n as u8,
                     class: info.class,
                     rr_in: 0,
@@ -276,6 +273,7 @@ impl<R: Routing> Simulation<R> {
                     peer_vc_base: 0,
                     peer_local: 0,
                     sent: 0,
+                    watchers: 0,
                 });
                 for _ in 0..n {
                     vcs.push(VcState {
@@ -291,10 +289,11 @@ impl<R: Routing> Simulation<R> {
         // Copy each link's far-end identity into the near end.
         for gp in 0..ports.len() {
             if matches!(ports[gp].class, PortClass::Local | PortClass::Global) {
+                let pr = net.ports[gp].peer;
                 let peer = ports[ports[gp].peer as usize];
-                ports[gp].peer_router = peer.router;
+                ports[gp].peer_router = pr;
                 ports[gp].peer_vc_base = peer.vc_base;
-                ports[gp].peer_local = (ports[gp].peer - net.port_base[peer.router as usize]) as u8;
+                ports[gp].peer_local = (ports[gp].peer - net.port_base[pr as usize]) as u8;
             }
         }
         let terminal_inputs: Vec<u64> = (0..net.num_routers())
@@ -338,7 +337,6 @@ impl<R: Routing> Simulation<R> {
             nonempty: vec![0; routers],
             free_inputs: vec![u64::MAX; routers],
             awake: vec![0; routers],
-            watchers: vec![0; n_ports],
             active: vec![0; routers.div_ceil(64)],
             lrs_base,
             out_lrs: vec![0; lrs_len],
@@ -450,7 +448,6 @@ impl<R: Routing> Simulation<R> {
         let ok = self.slots.push(&mut v.fifo, id);
         debug_assert!(ok, "credit protocol violated: buffer overflow");
         let p = &mut self.ports[self.net.port_base[r] as usize + local];
-        debug_assert_eq!(p.router as usize, r);
         p.pkts += 1;
         p.vc_mask |= 1u16 << (vc - p.vc_base);
         self.nonempty[r] |= 1u64 << local;
@@ -492,8 +489,8 @@ impl<R: Routing> Simulation<R> {
                     let gp = self.net.port_base[router as usize] as usize + port as usize;
                     let p = &mut self.ports[gp];
                     p.credit_epoch = p.credit_epoch.wrapping_add(1);
-                    self.awake[router as usize] |= self.watchers[gp];
-                    self.watchers[gp] = 0;
+                    self.awake[router as usize] |= p.watchers;
+                    p.watchers = 0;
                 }
             }
         }

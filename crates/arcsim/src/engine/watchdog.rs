@@ -101,7 +101,8 @@ impl<R: Routing> Simulation<R> {
         let v = self.vcs[vc];
         let gp = v.port as usize;
         let pin = self.ports[gp];
-        let r = pin.router as usize;
+        // The router owning global port gp (port_base is sorted; a cold path).
+        let r = self.net.port_base.partition_point(|&b| b as usize <= gp) - 1;
         let base = self.net.port_base[r] as usize;
         let radix = self.net.port_base[r + 1] as usize - base;
         let port = gp - base;

@@ -287,7 +287,7 @@ impl<R: Routing> Simulation<R> {
                 } else {
                     let gw = base + watch as usize;
                     let sleep_epoch = if watch != NO_PORT {
-                        self.watchers[gw] |= 1u64 << i;
+                        self.ports[gw].watchers |= 1u64 << i;
                         self.ports[gw].credit_epoch
                     } else {
                         0

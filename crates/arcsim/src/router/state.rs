@@ -5,7 +5,10 @@ use super::buffers::{InVc, OutVc};
 use crate::topology::PortClass;
 
 /// Both directions of one router port (ports are numbered globally: `port_base[r] + p`).
+///
+/// Aligned to a cache line so that touching a port costs one line, never two.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub struct PortState {
     /// Input side: the crossbar input reads a packet until this cycle (no speedup).
     pub in_busy: u64,
@@ -21,7 +24,6 @@ pub struct PortState {
     pub latency: u32,
     /// Packets in this port's input VCs.
     pub pkts: u32,
-    pub router: u32,
     pub vc_count: u8,
     pub class: PortClass,
     /// Round-robin pointers of the input (over VCs) and output (over inputs) arbiters.
@@ -36,11 +38,17 @@ pub struct PortState {
     pub peer_local: u8,
     /// Phits sent on the output link so far (wrapping), for utilisation measurements.
     pub sent: u32,
+    /// Input ports of the same router with a head sleeping on this output's credits (woken,
+    /// and cleared, at the next credit return; kept next to `credit_epoch`).
+    pub watchers: u64,
 }
 
 /// One VC: the input FIFO on this side, and this router's credit view of the VC with the
 /// same index at the other end of the link.
+///
+/// Aligned to a cache line: the FIFO, the credit view and the LRS stamp share one line.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub struct VcState {
     pub fifo: InVc,
     pub credit: OutVc,
@@ -48,4 +56,15 @@ pub struct VcState {
     pub last_served: u64,
     /// Global port this VC belongs to.
     pub port: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_fill_exactly_one_cache_line() {
+        assert_eq!(std::mem::size_of::<PortState>(), 64);
+        assert_eq!(std::mem::size_of::<VcState>(), 64);
+    }
 }
