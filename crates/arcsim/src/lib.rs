@@ -9,6 +9,7 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod prefetch;
 pub mod rng;
 pub mod router;
 pub mod routing;

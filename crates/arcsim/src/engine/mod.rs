@@ -175,6 +175,8 @@ pub struct Simulation<R: Routing> {
     /// Per router: input ports that may have a head worth evaluating (not all asleep).
     pub(crate) awake: Vec<u64>,
     pub(crate) active: Vec<u64>,
+    /// Scratch: the routers allocated this cycle.
+    active_list: Vec<u32>,
     /// LRS stamps of (output, input) pairs: router r uses `lrs_base[r] + out * radix + in`.
     pub(crate) lrs_base: Vec<u32>,
     /// 32-bit stamps: radix^2 per router is the largest table (h = 16: 63^2 per router); the
@@ -338,6 +340,7 @@ impl<R: Routing> Simulation<R> {
             free_inputs: vec![u64::MAX; routers],
             awake: vec![0; routers],
             active: vec![0; routers.div_ceil(64)],
+            active_list: Vec::with_capacity(routers),
             lrs_base,
             out_lrs: vec![0; lrs_len],
             transit_first: rc.injection_priority == crate::config::InjectionPriority::TransitFirst,
@@ -458,7 +461,16 @@ impl<R: Routing> Simulation<R> {
     fn process_events(&mut self) {
         let mut evs = std::mem::take(&mut self.scratch);
         self.wheel.take(self.now, &mut evs);
-        for ev in evs.iter() {
+        // Two stages: records named in the event first, then the FIFO slot they point to.
+        const AHEAD: usize = 12;
+        const SLOT_AHEAD: usize = 4;
+        for (k, ev) in evs.iter().enumerate() {
+            if let Some(next) = evs.get(k + AHEAD) {
+                self.prefetch_event(next);
+            }
+            if let Some(&Event::HeadArrival { vc, .. }) = evs.get(k + SLOT_AHEAD) {
+                self.slots.prefetch_tail(&self.vcs[vc as usize].fifo);
+            }
             match *ev {
                 Event::HeadArrival {
                     pkt,
@@ -497,6 +509,32 @@ impl<R: Routing> Simulation<R> {
         self.scratch = evs;
     }
 
+    /// Start loading the records an event further down the bucket will touch.
+    #[inline(always)]
+    fn prefetch_event(&self, ev: &Event) {
+        use crate::prefetch::prefetch;
+        match *ev {
+            Event::HeadArrival {
+                pkt,
+                vc,
+                router,
+                port,
+            } => {
+                prefetch(&self.vcs[vc as usize]);
+                prefetch(&self.ports[self.net.port_base[router as usize] as usize + port as usize]);
+                // Read by the allocator later in this cycle.
+                prefetch(self.pool.get(pkt));
+            }
+            Event::CreditDrain {
+                vc, router, port, ..
+            } => {
+                prefetch(&self.vcs[vc as usize]);
+                prefetch(&self.ports[self.net.port_base[router as usize] as usize + port as usize]);
+            }
+            Event::InputFree { .. } | Event::Wake { .. } => {}
+        }
+    }
+
     #[inline(never)]
     fn generate(&mut self) {
         let Injection::Bernoulli { load } = self.injection else {
@@ -527,15 +565,70 @@ impl<R: Routing> Simulation<R> {
     }
 
     fn allocate_all(&mut self) {
-        for w in 0..self.active.len() {
-            let mut bits = self.active[w];
+        // Allocating a router changes no other router's inputs (grants only schedule future
+        // events), so the list of routers to visit is known up front and the records of the
+        // next few can be requested while the current one is allocated (see `prefetch`).
+        let mut list = std::mem::take(&mut self.active_list);
+        list.clear();
+        for (w, &word) in self.active.iter().enumerate() {
+            let mut bits = word;
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let r = w * 64 + b;
-                self.allocate(r);
-                if self.nonempty[r] == 0 {
-                    self.active[w] &= !(1u64 << b);
+                list.push((w * 64 + b) as u32);
+            }
+        }
+        for j in 0..list.len() {
+            if let Some(&s) = list.get(j + 4) {
+                self.prefetch_router(s as usize, 0);
+            }
+            if let Some(&s) = list.get(j + 3) {
+                self.prefetch_router(s as usize, 1);
+            }
+            if let Some(&s) = list.get(j + 2) {
+                self.prefetch_router(s as usize, 2);
+            }
+            if let Some(&s) = list.get(j + 1) {
+                self.prefetch_router(s as usize, 3);
+            }
+            let r = list[j] as usize;
+            self.allocate(r);
+            if self.nonempty[r] == 0 {
+                self.active[r / 64] &= !(1u64 << (r % 64));
+            }
+        }
+        self.active_list = list;
+    }
+
+    /// One stage of the software pipeline that loads a router's records before it is
+    /// allocated; each stage reads only what the previous stage loaded: 0 the ports of the
+    /// inputs to evaluate, 1 their non-empty VCs, 2 the head slots, 3 the head packets.
+    #[inline(always)]
+    fn prefetch_router(&self, r: usize, stage: u8) {
+        use crate::prefetch::prefetch;
+        let base = self.net.port_base[r] as usize;
+        let mut inputs = self.nonempty[r] & self.free_inputs[r] & self.awake[r];
+        while inputs != 0 {
+            let i = inputs.trailing_zeros() as usize;
+            inputs &= inputs - 1;
+            let p = &self.ports[base + i];
+            if stage == 0 {
+                prefetch(p);
+                continue;
+            }
+            let mut vm = p.vc_mask;
+            while vm != 0 {
+                let v = vm.trailing_zeros() as usize;
+                vm &= vm - 1;
+                let vc = &self.vcs[p.vc_base as usize + v];
+                match stage {
+                    1 => prefetch(vc),
+                    2 => self.slots.prefetch_front(&vc.fifo),
+                    _ => {
+                        if let Some(id) = self.slots.front(&vc.fifo) {
+                            prefetch(self.pool.get(id));
+                        }
+                    }
                 }
             }
         }

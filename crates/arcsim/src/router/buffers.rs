@@ -137,6 +137,23 @@ impl Slots {
         true
     }
 
+    /// Hint that the slot the next push to `v` writes will be needed.
+    #[inline(always)]
+    pub fn prefetch_tail(&self, v: &InVc) {
+        let pos = (v.head as usize + v.len as usize) % v.cap.max(1) as usize;
+        if let Some(s) = self.slots.get(v.base as usize + pos) {
+            crate::prefetch::prefetch(s);
+        }
+    }
+
+    /// Hint that the head slot of `v` will be read.
+    #[inline(always)]
+    pub fn prefetch_front(&self, v: &InVc) {
+        if let Some(s) = self.slots.get(v.base as usize + v.head as usize) {
+            crate::prefetch::prefetch(s);
+        }
+    }
+
     #[inline]
     pub fn front(&self, v: &InVc) -> Option<u32> {
         (v.len > 0).then(|| self.slots[v.base as usize + v.head as usize])
