@@ -608,11 +608,11 @@ impl<R: Routing> Simulation<R> {
             self.net.port_base[r + 1] as usize,
         );
         match stage {
-            0 => self.ports[base..end].iter().for_each(prefetch),
+            0 => crate::prefetch::prefetch_slice(&self.ports[base..end]),
             1 => {
                 let (first, last) = (&self.ports[base], &self.ports[end - 1]);
                 let vcs = first.vc_base as usize..last.vc_base as usize + last.vc_count as usize;
-                self.vcs[vcs].iter().for_each(prefetch);
+                crate::prefetch::prefetch_slice(&self.vcs[vcs]);
             }
             _ => {
                 let mut inputs = self.nonempty[r] & self.free_inputs[r] & self.awake[r];
