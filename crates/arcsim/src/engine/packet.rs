@@ -12,7 +12,10 @@ pub struct RouteState {
     pub inter: u32,
 }
 
+/// Aligned to a cache line: the allocator reads a head packet's fields right after a miss on
+/// it, and a packet straddling two lines would cost two.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub struct Packet {
     pub src: u32,
     pub dst: u32,

@@ -117,6 +117,10 @@ impl<R: Routing> Simulation<R> {
                     let o = req.cand.port as usize;
                     if any_out & (1u64 << o) == 0 {
                         self.out_req_scratch[o] = 0;
+                        // The output arbiter reads and stamps this row after the requests.
+                        crate::prefetch::prefetch(
+                            &self.out_lrs[self.lrs_base[r] as usize + o * radix],
+                        );
                     }
                     self.out_req_scratch[o] |= 1u64 << i;
                     any_out |= 1u64 << o;
