@@ -509,6 +509,26 @@ impl<R: Routing> Simulation<R> {
         self.scratch = evs;
     }
 
+    /// One stage of the prefetch for an injection at node `n`: 0 its port, 1 the port's VCs,
+    /// 2 their tail slots.
+    #[inline(always)]
+    fn prefetch_injection(&self, n: usize, stage: usize) {
+        let (r, pt) = self.net.attach[n];
+        let p = &self.ports[self.net.port_base[r as usize] as usize + pt as usize];
+        if stage == 0 {
+            crate::prefetch::prefetch(p);
+            return;
+        }
+        let vcs = &self.vcs[p.vc_base as usize..p.vc_base as usize + p.vc_count as usize];
+        for v in vcs {
+            if stage == 1 {
+                crate::prefetch::prefetch(v);
+            } else {
+                self.slots.prefetch_tail(&v.fifo);
+            }
+        }
+    }
+
     /// Start loading the records an event further down the bucket will touch.
     #[inline(always)]
     fn prefetch_event(&self, ev: &Event) {
@@ -543,7 +563,13 @@ impl<R: Routing> Simulation<R> {
         let prob = load / self.pkt_len as f64;
         let mut due = std::mem::take(&mut self.due);
         self.calendar.take(self.now, &mut due);
-        for &n in due.iter() {
+        for (k, &n) in due.iter().enumerate() {
+            // Three-stage prefetch: the injection port, its VCs, their tail slots.
+            for (stage, d) in [12, 6, 3].into_iter().enumerate() {
+                if let Some(&m) = due.get(k + d) {
+                    self.prefetch_injection(m as usize, stage);
+                }
+            }
             self.try_generate(n as usize);
             let next = self.now + self.rng.geometric(prob);
             self.calendar.schedule(self.now, next, n);
