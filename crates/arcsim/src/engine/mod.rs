@@ -596,12 +596,18 @@ impl<R: Routing> Simulation<R> {
         // next few can be requested while the current one is allocated (see `prefetch`).
         let mut list = std::mem::take(&mut self.active_list);
         list.clear();
-        for (w, &word) in self.active.iter().enumerate() {
-            let mut bits = word;
+        for w in 0..self.active.len() {
+            let mut bits = self.active[w];
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                list.push((w * 64 + b) as u32);
+                let r = w * 64 + b;
+                if self.nonempty[r] == 0 {
+                    self.active[w] &= !(1u64 << b);
+                } else if self.nonempty[r] & self.free_inputs[r] & self.awake[r] != 0 {
+                    // Only routers with an input to evaluate are visited (and prefetched).
+                    list.push(r as u32);
+                }
             }
         }
         // How many routers ahead each prefetch stage runs (tuned with `arcsim bench`).
