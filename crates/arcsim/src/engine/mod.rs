@@ -7,6 +7,13 @@
 //! granted an output occupies the link for `len` cycles and its head reaches the next buffer
 //! after the link latency; credits come back phit by phit as it drains, all without work per
 //! phit.
+//!
+//! The loop is bound by memory latency, not arithmetic: a cycle of the 5,256-node network
+//! touches several megabytes of port, VC, FIFO and packet records in an order set by the
+//! traffic. Records are one cache line each, and the loop prefetches what it will need a few
+//! steps ahead (event targets down the current bucket, the records of the next routers to be
+//! allocated, the injection ports of the next nodes to generate), so that many misses are in
+//! flight at once ([`crate::prefetch`]).
 
 pub mod events;
 pub mod packet;
