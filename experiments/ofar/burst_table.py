@@ -32,7 +32,7 @@ for p in pats:
         c, n = [(x[2], x[3]) for x in rows if x[0] == p and x[1] == r][0]
         cells.append("–" if c is None else (f"{n:.3f} ({c:,})" if n is not None else str(c)))
     print(f"| {p} | " + " | ".join(cells) + " |")
-plt.figure(figsize=(8, 3.8)); w = 0.8 / len(routs)
+plt.figure(figsize=(9, 3.8)); w = 0.8 / len(routs)
 for i, r in enumerate(routs):
     ys = [next((x[3] for x in rows if x[0] == p and x[1] == r), None) for p in pats]
     xs = [k + i * w for k in range(len(pats))]
@@ -44,4 +44,4 @@ for i, r in enumerate(routs):
             plt.text(x, 2.3, f"{y:.2f}", rotation=90, ha="center", fontsize=7, color="white")
 plt.xticks([k + 0.4 - w / 2 for k in range(len(pats))], ["UN", "ADVG+2", "ADVG+h", "MIX1", "MIX2", "MIX3"])
 plt.axhline(1, color="grey", lw=0.8); plt.ylabel(f"consumption time / {ref}"); plt.title(title)
-plt.legend(fontsize=8, ncol=len(routs)); plt.ylim(0, 2.5); plt.tight_layout(); plt.savefig(out_png, dpi=110)
+plt.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0)); plt.ylim(0, 2.5); plt.tight_layout(); plt.savefig(out_png, dpi=110)

@@ -12,7 +12,7 @@ for arg in sys.argv[4:]:
     label, path = arg.split("=", 1)
     rows = list(csv.DictReader(open(path)))
     for r in rows:
-        r["label"] = label if r["curve"] == "default" else f"{label} {r['curve']}"
+        r["label"] = label if r["curve"] == "default" else f"{label} {r['curve'].replace('routing.', '')}"
     series.extend(rows)
 keys = ["label", "offered_load", "accepted_load", "latency_mean", "latency_p99", "hops_mean", "misrouted_fraction", "generated", "delivered"]
 with open(out_csv, "w") as f:
