@@ -22,12 +22,12 @@ with open(out_csv, "w") as f:
         f.write(f"{k}," + ",".join(str(h[k]) if k < len(h) else "0" for _, h, _ in runs) + "\n")
 print("| run | packets | mean hops | max hops | share > 8 hops | share >= 30 hops | escape entered | escape hops/packet |")
 print("|---|---|---|---|---|---|---|---|")
-plt.figure(figsize=(7, 4))
+plt.figure(figsize=(9, 4))
 for lab, h, j in runs:
     tot = sum(h)
     print(f"| {lab} | {tot:,} | {j['hops']['mean']:.2f} | {j['hops']['max']}{'+' if j['hops']['max'] >= 63 else ''} | "
           f"{sum(h[9:]) / tot:.2e} | {sum(h[30:]) / tot:.2e} | {j['escape']['entered_fraction']:.3f} | {j['escape']['hops_mean']:.3f} |")
-    ks = [k for k in range(len(h)) if h[k] > 0]
-    plt.semilogy(ks, [h[k] / tot for k in ks], marker=".", label=lab)
+    # empty buckets are gaps, not lines
+    plt.semilogy(range(len(h)), [h[k] / tot if h[k] else float("nan") for k in range(len(h))], marker=".", label=lab)
 plt.xlabel("router-to-router hops (63 = 63 or more)"); plt.ylabel("share of packets")
-plt.title(title, fontsize=10); plt.grid(alpha=0.3); plt.legend(fontsize=8); plt.tight_layout(); plt.savefig(out_png, dpi=100)
+plt.title(title, fontsize=10); plt.grid(alpha=0.3); plt.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0)); plt.tight_layout(); plt.savefig(out_png, dpi=100)
