@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Fig. 7: mean latency per generation window, averaged over seeds (weighted by samples)."""
+"""Fig. 7: mean latency per generation window, averaged over seeds (weighted by samples).
+usage: fig7_series.py DIR PREFIX OUT_CSV OUT_PNG CHANGE_CYCLE curve1,curve2,... [TITLE]
+reads DIR/PREFIX-CURVE-s*/result.json; cycles in the CSV are relative to CHANGE_CYCLE."""
 import json, glob, sys
 import matplotlib; matplotlib.use("Agg")
 import matplotlib.pyplot as plt
