@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Burst table: consumption cycles normalised to a reference routing.
+usage: burst.py DIR SUFFIX REF out.csv out.png title routing1,routing2,..."""
+import json, os, re, sys
+import matplotlib; matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+d, suf, ref, out_csv, out_png, title, routs = sys.argv[1:8]
+routs = routs.split(","); pats = ["un", "advg2", "advgh", "mix1", "mix2", "mix3"]
+def get(p, r):
+    base = f"{d}/{p}-{r}{suf}"
+    f = base + "/result.json"
+    if os.path.exists(f):
+        j = json.load(open(f)); return j["burst"]["consumption_cycles"], j["hops"]["max"], j["escape"]["entered_fraction"]
+    if os.path.exists(base + ".log"):
+        m = re.search(r"(\d+) of (\d+)", open(base + ".log").read())
+        return ("not consumed: " + (m.group(0) if m else "?")), None, None
+    return None, None, None
+rows = []
+with open(out_csv, "w") as f:
+    f.write("pattern,routing,consumption_cycles,normalised_to_" + ref + ",hops_max,escape_entered_fraction\n")
+    for p in pats:
+        rc = get(p, ref)[0]
+        for r in routs:
+            c, hm, ef = get(p, r)
+            n = c / rc if isinstance(c, int) and isinstance(rc, int) else None
+            f.write(f"{p},{r},{c},{'' if n is None else f'{n:.3f}'},{'' if hm is None else hm},{'' if ef is None else f'{ef:.4f}'}\n")
+            rows.append((p, r, c, n))
+print("| pattern | " + " | ".join(routs) + " |"); print("|---" * (len(routs) + 1) + "|")
+for p in pats:
+    cells = []
+    for r in routs:
+        c, n = [(x[2], x[3]) for x in rows if x[0] == p and x[1] == r][0]
+        cells.append("–" if c is None else (f"{n:.3f} ({c:,})" if n is not None else str(c)))
+    print(f"| {p} | " + " | ".join(cells) + " |")
+plt.figure(figsize=(9, 3.8)); w = 0.8 / len(routs)
+for i, r in enumerate(routs):
+    ys = [next((x[3] for x in rows if x[0] == p and x[1] == r), None) for p in pats]
+    xs = [k + i * w for k in range(len(pats))]
+    plt.bar(xs, [min(y, 2.5) if y is not None else 0 for y in ys], w, label=r)
+    for x, y in zip(xs, ys):
+        if y is None:
+            plt.text(x, 0.05, "n/c", rotation=90, ha="center", fontsize=7)
+        elif y > 2.5:
+            plt.text(x, 2.3, f"{y:.2f}", rotation=90, ha="center", fontsize=7, color="white")
+plt.xticks([k + 0.4 - w / 2 for k in range(len(pats))], ["UN", "ADVG+2", "ADVG+h", "MIX1", "MIX2", "MIX3"])
+plt.axhline(1, color="grey", lw=0.8); plt.ylabel(f"consumption time / {ref}"); plt.title(title)
+plt.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0)); plt.ylim(0, 2.5); plt.tight_layout(); plt.savefig(out_png, dpi=110)
