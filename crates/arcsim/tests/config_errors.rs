@@ -359,3 +359,19 @@ fn set_overrides_are_checked_like_files() {
         assert!(text.contains(hint), "--set {set}: lacks {hint:?}: {text}");
     }
 }
+
+#[test]
+fn bcm_bubbles_must_fit_their_buffers() {
+    let ofar_bcm = ["routing.algorithm=ofar", "routing.congestion=bcm"];
+    check_sets(&[&ofar_bcm[..], &["routing.bcm_bubble_global=16"]].concat()).unwrap();
+    expect_field(
+        check_sets(&[&ofar_bcm[..], &["router.buffer_local=16"]].concat()),
+        "router.buffer_local",
+        &["routing.bcm_bubble", "24 phits"],
+    );
+    expect_field(
+        check_sets(&[&ofar_bcm[..], &["routing.bcm_bubble_global=40"]].concat()),
+        "router.buffer_global",
+        &["routing.bcm_bubble_global", "328 phits"],
+    );
+}

@@ -193,6 +193,38 @@ fn bcm_and_ecm_keep_throughput_where_plain_ofar_collapses() {
 }
 
 #[test]
+fn bcm_collapses_under_advg_h_unless_global_injections_keep_a_larger_bubble() {
+    // Under ADVG+h at full load the canonical network of OFAR with 2/1(+1) VCs jams (a cycle
+    // of full local buffers) and the escape ring carries everything. BCM's 2-packet bubble
+    // hardly throttles injections straight into 32-packet global buffers, so it does not
+    // prevent this; a 16-packet bubble for those injections does (docs/reproductions/ofar.md).
+    let at = |extra: &[&str]| {
+        let mut sets = vec![
+            "routing.algorithm=ofar",
+            "routing.congestion=bcm",
+            "router.vcs_local=2",
+            "router.vcs_global=1",
+            "traffic.pattern=adv-global",
+            "traffic.offset=3",
+            "traffic.load=1.0",
+            "simulation.warmup_cycles=10000",
+            "simulation.measure_cycles=10000",
+        ];
+        sets.extend_from_slice(extra);
+        must_run(&sets).accepted_load
+    };
+    let (plain, global) = (at(&[]), at(&["routing.bcm_bubble_global=16"]));
+    eprintln!(
+        "OFAR ring BCM 2/1(+1) ADVG+3 load 1.0: bubble 2 {plain:.3}, global bubble 16 {global:.3}"
+    );
+    assert!(
+        plain < 0.15,
+        "BCM no longer collapses ({plain:.3}): update the docs"
+    );
+    assert!(global > 0.3, "global bubble {global:.3}");
+}
+
+#[test]
 fn transit_priority_prevents_plain_ofar_collapse() {
     // With injections competing equally, plain OFAR collapses past saturation (test above);
     // serving transit packets first keeps it at its saturation throughput, as in Fig. 6.

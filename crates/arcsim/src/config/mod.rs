@@ -247,6 +247,10 @@ pub struct RoutingConfig {
     pub congestion: CongestionKind,
     /// BCM: packets of free space the target buffer must keep beyond the injected packet.
     pub bcm_bubble: u32,
+    /// BCM: the same for injections straight into a global port (absent: `bcm_bubble`). Not
+    /// in seed 001: a 2-packet bubble in a 32-packet global buffer barely throttles them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bcm_bubble_global: Option<u32>,
     /// ECM: occupancy (0..1) above which an escape buffer counts as congested.
     pub ecm_threshold: f64,
 }
@@ -265,6 +269,7 @@ impl Default for RoutingConfig {
             tree_root: 0,
             congestion: CongestionKind::None,
             bcm_bubble: 2,
+            bcm_bubble_global: None,
             ecm_threshold: 0.2,
         }
     }
@@ -361,15 +366,30 @@ impl RoutingConfig {
             EscapeKind::None => {}
         }
         if self.congestion == CongestionKind::Bcm {
-            let need = (self.bcm_bubble + 1) * router.packet_length;
-            for (name, size) in [
-                ("router.buffer_local", router.buffer_local),
-                ("router.buffer_global", router.buffer_global),
+            let global = self.bcm_bubble_global.unwrap_or(self.bcm_bubble);
+            for (name, size, bubble, key) in [
+                (
+                    "router.buffer_local",
+                    router.buffer_local,
+                    self.bcm_bubble,
+                    "bcm_bubble",
+                ),
+                (
+                    "router.buffer_global",
+                    router.buffer_global,
+                    global,
+                    if self.bcm_bubble_global.is_some() {
+                        "bcm_bubble_global"
+                    } else {
+                        "bcm_bubble"
+                    },
+                ),
             ] {
+                let need = (bubble + 1) * router.packet_length;
                 if size < need {
                     return Err(field_err(
                         name,
-                        format!("{size} phits cannot hold a packet plus the BCM bubble of {} packets ({need} phits): lower routing.bcm_bubble or enlarge the buffer", self.bcm_bubble),
+                        format!("{size} phits cannot hold a packet plus the BCM bubble of {bubble} packets ({need} phits): lower routing.{key} or enlarge the buffer"),
                     ));
                 }
             }

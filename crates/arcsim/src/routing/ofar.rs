@@ -70,6 +70,7 @@ pub struct OfarRouting {
     escape_inputs: Vec<Vec<(u16, u8)>>,
     congestion: CongestionKind,
     bcm_bubble: u32,
+    bcm_bubble_global: u32,
     ecm_threshold: f64,
     name: &'static str,
 }
@@ -156,6 +157,7 @@ impl OfarRouting {
             escape_inputs,
             congestion: cfg.congestion,
             bcm_bubble: cfg.bcm_bubble,
+            bcm_bubble_global: cfg.bcm_bubble_global.unwrap_or(cfg.bcm_bubble),
             ecm_threshold: cfg.ecm_threshold,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
         })
@@ -243,12 +245,17 @@ impl Routing for OfarRouting {
         if injecting && self.congestion == CongestionKind::Ecm && self.ecm_blocks(ctx) {
             return;
         }
-        let reserve = if injecting && self.congestion == CongestionKind::Bcm {
-            (self.bcm_bubble * len) as u16
-        } else {
-            0
+        let bcm = injecting && self.congestion == CongestionKind::Bcm;
+        // BCM's bubble, in phits, for an injection into a port of either class.
+        let reserve_for = |global: bool| -> u16 {
+            match (bcm, global) {
+                (false, _) => 0,
+                (true, false) => (self.bcm_bubble * len) as u16,
+                (true, true) => (self.bcm_bubble_global * len) as u16,
+            }
         };
         let (min_port, min_global) = minimal_hop(df, cur, dst).expect("not at destination");
+        let reserve = reserve_for(min_global);
         let (lo, hi) = self.canonical(min_port);
         let min_cand = Candidate {
             port: min_port as u16,
@@ -308,8 +315,12 @@ impl Routing for OfarRouting {
                 continue;
             }
             let (plo, phi) = self.canonical(p);
-            if ctx.can_take(p, plo as usize, phi as usize, len + reserve as u32)
-                && ctx.occupancy_fraction(p, plo as usize, phi as usize) < th
+            if ctx.can_take(
+                p,
+                plo as usize,
+                phi as usize,
+                len + reserve_for(p >= gp0) as u32,
+            ) && ctx.occupancy_fraction(p, plo as usize, phi as usize) < th
             {
                 eligible[n] = p as u8;
                 n += 1;
@@ -324,7 +335,7 @@ impl Routing for OfarRouting {
                 vc_hi: phi,
                 kind: HopKind::NonMinimal,
                 tag,
-                reserve,
+                reserve: reserve_for(p >= gp0),
             });
             return;
         }
