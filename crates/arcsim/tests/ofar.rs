@@ -265,3 +265,54 @@ fn ofar_is_close_to_min_at_low_uniform_load_and_rarely_escapes() {
     );
     assert!(ofar.escape.entered_fraction < 0.001, "{:?}", ofar.escape);
 }
+
+#[test]
+fn committed_mml_gives_ofar_the_lowest_light_adversarial_latency() {
+    // h = 4, ADVG+4 at 0.12 (light: no routing saturates). With re-evaluation after the MM+L
+    // local hop, packets return to the gateway and wait for its saturated global link; with
+    // the hop committed (and a minimum minimal-queue occupancy to start it) OFAR beats
+    // VAL-any and PB (seed 001, Figs. 6 and 7) and stays close to MIN under UN.
+    let h4 = |extra: &[&str]| {
+        let mut sets = vec![
+            "topology.p=4",
+            "topology.a=8",
+            "topology.h=4",
+            "simulation.warmup_cycles=3000",
+            "simulation.measure_cycles=3000",
+        ];
+        sets.extend_from_slice(extra);
+        arcsim::run(&config(&sets)).unwrap_or_else(|e| panic!("{extra:?}: {e}"))
+    };
+    let commit = ["routing.mml_commit=true", "routing.mml_min_occupancy=0.2"];
+    let advg = |alg: &str, more: &[&str]| {
+        let alg = format!("routing.algorithm={alg}");
+        let mut sets = vec![
+            alg.as_str(),
+            "traffic.pattern=adv-global",
+            "traffic.offset=4",
+            "traffic.load=0.12",
+        ];
+        sets.extend_from_slice(more);
+        h4(&sets).latency.mean
+    };
+    let (plain, committed) = (advg("ofar", &[]), advg("ofar", &commit));
+    let (val_any, pb) = (advg("val-any", &[]), advg("pb", &[]));
+    assert!(
+        committed < 0.85 * plain && committed < val_any && committed < pb,
+        "ADVG+4 latency: committed OFAR {committed:.1}, plain {plain:.1}, VAL-any {val_any:.1}, PB {pb:.1}"
+    );
+    let un = |alg: &str, more: &[&str]| {
+        let alg = format!("routing.algorithm={alg}");
+        let mut sets = vec![alg.as_str(), "traffic.load=0.2"];
+        sets.extend_from_slice(more);
+        h4(&sets)
+    };
+    let (ofar, min) = (un("ofar", &commit), un("min", &[]));
+    assert!(
+        ofar.latency.mean < 1.04 * min.latency.mean && ofar.misrouted_fraction < 0.1,
+        "UN 0.2: OFAR {:.1} ({:.3} misrouted) vs MIN {:.1}",
+        ofar.latency.mean,
+        ofar.misrouted_fraction,
+        min.latency.mean
+    );
+}

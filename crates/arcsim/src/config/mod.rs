@@ -253,6 +253,13 @@ pub struct RoutingConfig {
     pub bcm_bubble_global: Option<u32>,
     /// ECM: occupancy (0..1) above which an escape buffer counts as congested.
     pub ecm_threshold: f64,
+    /// OFAR, MM+L: after the non-minimal local hop of a global misroute (taken from a local
+    /// queue in the source group), take a global port of the next router instead of
+    /// re-evaluating there against that router's own (local) minimal output. Not the default.
+    pub mml_commit: bool,
+    /// OFAR, MM+L: least occupancy (0..1) of the minimal output's queue for a packet in a local
+    /// queue of the source group to start a global misroute (seed 001, footnote 2).
+    pub mml_min_occupancy: f64,
 }
 
 impl Default for RoutingConfig {
@@ -271,6 +278,8 @@ impl Default for RoutingConfig {
             bcm_bubble: 2,
             bcm_bubble_global: None,
             ecm_threshold: 0.2,
+            mml_commit: false,
+            mml_min_occupancy: 0.0,
         }
     }
 }
@@ -301,6 +310,9 @@ impl RoutingConfig {
                 "routing.ecm_threshold",
                 "must be in [0, 1] (seed 001 uses 0.2)",
             ));
+        }
+        if !(0.0..=1.0).contains(&self.mml_min_occupancy) {
+            return Err(field_err("routing.mml_min_occupancy", "must be in [0, 1]"));
         }
         if !self.algorithm.uses_escape() {
             if self.congestion != CongestionKind::None {

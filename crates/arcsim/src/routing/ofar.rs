@@ -22,6 +22,13 @@
 //! when the minimal output is a local port. OFAR-L never misroutes locally except for the
 //! MM+L hop that a global misroute needs.
 //!
+//! By default the router after an MM+L local hop re-evaluates against its own minimal output,
+//! usually the idle local link back to the gateway: under light adversarial traffic the packet
+//! returns there and, its local misroute in the group spent, waits for the saturated minimal
+//! global link (most of OFAR's extra latency over VAL-any/PB). `routing.mml_commit` makes the
+//! global hop mandatory instead, and `routing.mml_min_occupancy` (footnote 2 of section 3.2)
+//! keeps momentarily busy but empty global outputs from starting MM+L misroutes under UN.
+//!
 //! Canonical VCs carry no ordering (any VC, chosen by the VC selection policy); deadlock
 //! freedom comes from the escape subnetwork: Hamiltonian rings with bubble flow control
 //! (entering a ring needs room for two packets) or a tree with up/down routing.
@@ -72,6 +79,8 @@ pub struct OfarRouting {
     bcm_bubble: u32,
     bcm_bubble_global: u32,
     ecm_threshold: f64,
+    mml_committed: bool,
+    mml_min_occupancy: f64,
     name: &'static str,
 }
 
@@ -159,6 +168,8 @@ impl OfarRouting {
             bcm_bubble: cfg.bcm_bubble,
             bcm_bubble_global: cfg.bcm_bubble_global.unwrap_or(cfg.bcm_bubble),
             ecm_threshold: cfg.ecm_threshold,
+            mml_committed: cfg.mml_commit,
+            mml_min_occupancy: cfg.mml_min_occupancy,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
         })
     }
@@ -265,6 +276,45 @@ impl Routing for OfarRouting {
             tag: TAG_MIN,
             reserve,
         };
+        let gp0 = df.first_global_port();
+        if self.mml_committed && pkt.route.flags & PENDING_GLOBAL != 0 {
+            // MM+L: the decision to misroute globally was taken at the previous router; the
+            // non-minimal local hop only served to reach another global port, so take one of
+            // this router's global ports (random among the available ones) instead of
+            // re-evaluating against this router's (local) minimal output.
+            let mut eligible = [0u8; crate::router::MAX_RADIX];
+            let mut n = 0;
+            let mut any_room = false;
+            for p in gp0..gp0 + df.h {
+                if p == min_port || ctx.class(p) != PortClass::Global {
+                    continue;
+                }
+                let (plo, phi) = self.canonical(p);
+                if ctx.has_room(p, plo as usize, phi as usize, len) {
+                    any_room = true;
+                    if ctx.output_idle(p) {
+                        eligible[n] = p as u8;
+                        n += 1;
+                    }
+                }
+            }
+            if n > 0 {
+                let p = eligible[ctx.rng.below(n as u64) as usize] as usize;
+                let (plo, phi) = self.canonical(p);
+                out.push(Candidate {
+                    port: p as u16,
+                    vc_lo: plo,
+                    vc_hi: phi,
+                    kind: HopKind::NonMinimal,
+                    tag: TAG_GLOBAL_MIS,
+                    reserve: 0,
+                });
+                return;
+            }
+            if any_room {
+                return; // a global port is only busy: wait for it.
+            }
+        }
         // Available (section 3.2): idle, not granted to another input, with room.
         let min_room = ctx.has_room(min_port, lo as usize, hi as usize, len + reserve as u32);
         if min_room && ctx.output_idle(min_port) {
@@ -281,7 +331,6 @@ impl Routing for OfarRouting {
         );
         let flags = pkt.route.flags;
         let local_done_here = pkt.route.inter == cg as u32;
-        let gp0 = df.first_global_port();
         let (ports, tag): (std::ops::Range<usize>, u8) = if flags & PENDING_GLOBAL != 0 {
             (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
         } else if cg == sg && dg != sg {
@@ -289,7 +338,7 @@ impl Routing for OfarRouting {
                 (0..0, TAG_MIN)
             } else if injecting {
                 (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
-            } else if !local_done_here {
+            } else if !local_done_here && q_min >= self.mml_min_occupancy {
                 (df.first_local_port()..gp0, TAG_MML_LOCAL)
             } else {
                 (0..0, TAG_MIN)
