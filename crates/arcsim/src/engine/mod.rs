@@ -414,7 +414,7 @@ impl<R: Routing> Simulation<R> {
     /// Create a packet at node `n` if its injection queue has room.
     fn try_generate(&mut self, n: usize) -> bool {
         let (r, pt) = self.net.attach[n];
-        let p = self.ports[self.net.port_base[r as usize] as usize + pt as usize];
+        let p = self.ports[self.gport(r, pt as usize)];
         // The injection VC with the most free slots.
         let mut best = None;
         let mut best_free = 0;
@@ -505,7 +505,7 @@ impl<R: Routing> Simulation<R> {
                         .credit
                         .start_drain(self.now, len as u32);
                     // Wake heads sleeping on this output's credits.
-                    let gp = self.net.port_base[router as usize] as usize + port as usize;
+                    let gp = self.gport(router, port as usize);
                     let p = &mut self.ports[gp];
                     p.credit_epoch = p.credit_epoch.wrapping_add(1);
                     self.awake[router as usize] |= p.watchers;
@@ -516,12 +516,18 @@ impl<R: Routing> Simulation<R> {
         self.scratch = evs;
     }
 
+    /// Global index of local port `port` of `router`.
+    #[inline(always)]
+    fn gport(&self, router: u32, port: usize) -> usize {
+        self.net.port_base[router as usize] as usize + port
+    }
+
     /// One stage of the prefetch for an injection at node `n`: 0 its port, 1 the port's VCs,
     /// 2 their tail slots.
     #[inline(always)]
     fn prefetch_injection(&self, n: usize, stage: usize) {
         let (r, pt) = self.net.attach[n];
-        let p = &self.ports[self.net.port_base[r as usize] as usize + pt as usize];
+        let p = &self.ports[self.gport(r, pt as usize)];
         if stage == 0 {
             crate::prefetch::prefetch(p);
             return;
@@ -548,7 +554,7 @@ impl<R: Routing> Simulation<R> {
                 port,
             } => {
                 prefetch(&self.vcs[vc as usize]);
-                prefetch(&self.ports[self.net.port_base[router as usize] as usize + port as usize]);
+                prefetch(&self.ports[self.gport(router, port as usize)]);
                 // Read by the allocator later in this cycle.
                 prefetch(self.pool.get(pkt));
             }
@@ -556,7 +562,7 @@ impl<R: Routing> Simulation<R> {
                 vc, router, port, ..
             } => {
                 prefetch(&self.vcs[vc as usize]);
-                prefetch(&self.ports[self.net.port_base[router as usize] as usize + port as usize]);
+                prefetch(&self.ports[self.gport(router, port as usize)]);
             }
             Event::InputFree { .. } | Event::Wake { .. } => {}
         }

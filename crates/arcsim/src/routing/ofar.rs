@@ -174,6 +174,47 @@ impl OfarRouting {
         })
     }
 
+    /// One of `ports` other than `min_port`, of the class its number implies (wired), that
+    /// `ok` accepts, picked uniformly at random (no RNG draw when there is none).
+    #[inline]
+    fn random_other_port(
+        &self,
+        ctx: &mut RouteCtx,
+        ports: std::ops::Range<usize>,
+        min_port: usize,
+        ok: impl Fn(&RouteCtx, usize) -> bool,
+    ) -> Option<usize> {
+        let gp0 = self.df.first_global_port();
+        let mut eligible = [0u8; crate::router::MAX_RADIX];
+        let mut n = 0;
+        for p in ports {
+            let class = if p >= gp0 {
+                PortClass::Global
+            } else {
+                PortClass::Local
+            };
+            if p != min_port && ctx.class(p) == class && ok(ctx, p) {
+                eligible[n] = p as u8;
+                n += 1;
+            }
+        }
+        (n > 0).then(|| eligible[ctx.rng.below(n as u64) as usize] as usize)
+    }
+
+    /// A non-minimal candidate on `port`'s canonical VCs.
+    #[inline]
+    fn nonminimal(&self, port: usize, tag: u8, reserve: u16) -> Candidate {
+        let (vc_lo, vc_hi) = self.canonical(port);
+        Candidate {
+            port: port as u16,
+            vc_lo,
+            vc_hi,
+            kind: HopKind::NonMinimal,
+            tag,
+            reserve,
+        }
+    }
+
     #[inline]
     fn canonical(&self, port: usize) -> (u8, u8) {
         if port >= self.df.first_global_port() {
@@ -282,36 +323,21 @@ impl Routing for OfarRouting {
             // non-minimal local hop only served to reach another global port, so take one of
             // this router's global ports (random among the available ones) instead of
             // re-evaluating against this router's (local) minimal output.
-            let mut eligible = [0u8; crate::router::MAX_RADIX];
-            let mut n = 0;
-            let mut any_room = false;
-            for p in gp0..gp0 + df.h {
-                if p == min_port || ctx.class(p) != PortClass::Global {
-                    continue;
-                }
+            let globals = gp0..gp0 + df.h;
+            let room = |ctx: &RouteCtx, p: usize| {
                 let (plo, phi) = self.canonical(p);
-                if ctx.has_room(p, plo as usize, phi as usize, len) {
-                    any_room = true;
-                    if ctx.output_idle(p) {
-                        eligible[n] = p as u8;
-                        n += 1;
-                    }
-                }
-            }
-            if n > 0 {
-                let p = eligible[ctx.rng.below(n as u64) as usize] as usize;
-                let (plo, phi) = self.canonical(p);
-                out.push(Candidate {
-                    port: p as u16,
-                    vc_lo: plo,
-                    vc_hi: phi,
-                    kind: HopKind::NonMinimal,
-                    tag: TAG_GLOBAL_MIS,
-                    reserve: 0,
-                });
+                ctx.has_room(p, plo as usize, phi as usize, len)
+            };
+            if let Some(p) = self.random_other_port(ctx, globals.clone(), min_port, |ctx, p| {
+                room(ctx, p) && ctx.output_idle(p)
+            }) {
+                out.push(self.nonminimal(p, TAG_GLOBAL_MIS, 0));
                 return;
             }
-            if any_room {
+            if globals
+                .filter(|&p| p != min_port && ctx.class(p) == PortClass::Global)
+                .any(|p| room(ctx, p))
+            {
                 return; // a global port is only busy: wait for it.
             }
         }
@@ -348,53 +374,23 @@ impl Routing for OfarRouting {
         } else {
             (0..0, TAG_MIN)
         };
-        // Eligible outputs: available, of the right class, not the minimal one, and occupancy
-        // within the threshold; one is picked at random.
-        let mut eligible = [0u8; crate::router::MAX_RADIX];
-        let mut n = 0;
-        for p in ports {
-            if p == min_port
-                || ctx.class(p)
-                    != if p >= gp0 {
-                        PortClass::Global
-                    } else {
-                        PortClass::Local
-                    }
-            {
-                continue;
-            }
+        // Eligible outputs: available, not the minimal one, and occupancy within the threshold.
+        if let Some(p) = self.random_other_port(ctx, ports, min_port, |ctx, p| {
             let (plo, phi) = self.canonical(p);
-            if ctx.can_take(
+            ctx.can_take(
                 p,
                 plo as usize,
                 phi as usize,
                 len + reserve_for(p >= gp0) as u32,
             ) && ctx.occupancy_fraction(p, plo as usize, phi as usize) < th
-            {
-                eligible[n] = p as u8;
-                n += 1;
-            }
-        }
-        if n > 0 {
-            let p = eligible[ctx.rng.below(n as u64) as usize] as usize;
-            let (plo, phi) = self.canonical(p);
-            out.push(Candidate {
-                port: p as u16,
-                vc_lo: plo,
-                vc_hi: phi,
-                kind: HopKind::NonMinimal,
-                tag,
-                reserve: reserve_for(p >= gp0),
-            });
+        }) {
+            out.push(self.nonminimal(p, tag, reserve_for(p >= gp0)));
             return;
         }
         if min_room {
             // Lost the minimal output to another input this cycle: try it again next cycle.
             out.push(min_cand);
-        } else if let Some(c) = (!(injecting && self.congestion == CongestionKind::Bcm))
-            .then(|| self.escape_candidate(ctx, pkt))
-            .flatten()
-        {
+        } else if let Some(c) = (!bcm).then(|| self.escape_candidate(ctx, pkt)).flatten() {
             // Every canonical path is full: the escape subnetwork avoids deadlock. Under BCM a
             // packet still in its injection queue waits instead (section 3.4.2: injection is
             // forbidden while the canonical network has no bubble; an injection queue is never
