@@ -10,15 +10,7 @@
 /// Ask for the cache line holding `*r` (no effect on other architectures).
 #[inline(always)]
 pub fn prefetch<T>(r: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch is only a hint; it never faults and never changes memory, and
-        // the pointer comes from a live reference.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(r as *const T as *const i8) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = r;
+    prefetch_addr(r as *const T as *const u8);
 }
 
 /// Ask for every cache line of `s` (a record array laid out contiguously).
@@ -28,12 +20,21 @@ pub fn prefetch_slice<T>(s: &[T]) {
     let bytes = std::mem::size_of_val(s);
     let mut off = 0;
     while off < bytes {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // SAFETY: as in `prefetch`; the address lies inside the slice.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(off) as *const i8) }
-        }
+        prefetch_addr(start.wrapping_add(off));
         off += 64;
     }
+}
+
+/// The hint itself, for an address inside a live object.
+#[inline(always)]
+fn prefetch_addr(addr: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch is only a hint; it never faults and never changes memory, and
+        // both callers pass an address inside a live reference or slice.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(addr as *const i8) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = addr;
 }
