@@ -320,6 +320,21 @@ fn other_ranges() {
         "traffic.hot_nodes",
         &["1..5256"],
     );
+    expect_field(
+        check_toml("[router]\nbuffer_global = 70000"),
+        "router.buffer_global",
+        &["65535 phits"],
+    );
+    expect_field(
+        check_toml("[simulation]\nwarmup_cycles = 3000000000\nmeasure_cycles = 2000000000"),
+        "simulation.measure_cycles",
+        &["4000000000"],
+    );
+    expect_field(
+        check_toml("[simulation]\nmax_cycles = 5000000000"),
+        "simulation.max_cycles",
+        &["4000000000"],
+    );
 }
 
 #[test]

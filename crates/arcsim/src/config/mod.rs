@@ -504,6 +504,10 @@ pub struct TrafficChange {
     pub mix: Vec<MixEntry>,
 }
 
+/// Longest run the engine supports: router records keep times as 32-bit cycles, and this
+/// leaves room below 2^32 for every event horizon.
+pub const MAX_CYCLES: u64 = 4_000_000_000;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimulationConfig {
@@ -694,10 +698,11 @@ impl RouterConfig {
                     ),
                 ));
             }
-            if size / self.packet_length > 65_535 {
+            if size > 65_535 {
+                // Credit counters are 16-bit to keep the router records compact.
                 return Err(field_err(
                     name,
-                    "holds more than 65535 packets; use a smaller buffer",
+                    format!("{size} phits is out of range: allowed up to 65535 phits per VC"),
                 ));
             }
         }
@@ -831,6 +836,24 @@ impl SimulationConfig {
         }
         if self.repetitions == 0 || self.repetitions > 1000 {
             return Err(field_err("simulation.repetitions", "allowed 1..=1000"));
+        }
+        if self.warmup_cycles.saturating_add(self.measure_cycles) > MAX_CYCLES {
+            return Err(field_err(
+                "simulation.measure_cycles",
+                format!(
+                    "warm-up plus measurement is {} cycles: allowed up to {MAX_CYCLES}",
+                    self.warmup_cycles.saturating_add(self.measure_cycles)
+                ),
+            ));
+        }
+        if self.max_cycles > MAX_CYCLES {
+            return Err(field_err(
+                "simulation.max_cycles",
+                format!(
+                    "{} is out of range: allowed up to {MAX_CYCLES}",
+                    self.max_cycles
+                ),
+            ));
         }
         if self.watchdog_cycles < 100 {
             return Err(field_err(

@@ -174,6 +174,13 @@ pub struct Simulation<R: Routing> {
     pub(crate) ports: Vec<PortState>,
     /// Per VC (`ports[gp].vc_base + v`): input FIFO, credit view, LRS stamp.
     pub(crate) vcs: Vec<VcState>,
+    /// Per global port: input ports of the same router with a head sleeping on this output's
+    /// credits (woken, and cleared, at the next credit return). Rarely touched, so kept out
+    /// of the port records.
+    pub(crate) watchers: Vec<u64>,
+    /// Per router: its output ports with a nonzero `watchers` entry, so that a credit return
+    /// touches the watcher array only when someone sleeps on that output.
+    pub(crate) watched: Vec<u64>,
     pub(crate) slots: Slots,
     // Per router.
     pub(crate) nonempty: Vec<u64>,
@@ -233,6 +240,7 @@ impl<R: Routing> Simulation<R> {
         let len = rc.packet_length;
         let n_ports = net.ports.len();
         let mut ports = Vec::with_capacity(n_ports);
+        let mut peers: Vec<u32> = Vec::with_capacity(n_ports);
         let mut vcs = Vec::new();
         let mut slots = Slots::default();
         for r in 0..net.num_routers() {
@@ -265,24 +273,26 @@ impl<R: Routing> Simulation<R> {
                     }
                     _ => info.peer,
                 };
+                peers.push(peer);
                 ports.push(PortState {
-                    in_busy: 0,
                     out_busy: 0,
                     vc_base: vcs.len() as u32,
-                    credit_epoch: 0,
-                    peer,
-                    latency: info.latency,
-                    pkts: 0,
+                    // Terminal ports keep their node id here.
+                    peer_router: if info.class == PortClass::Terminal {
+                        info.peer
+                    } else {
+                        0
+                    },
+                    peer_vc_base: 0,
+                    sent: 0,
+                    latency: info.latency as u16,
+                    vc_mask: 0,
                     vc_count: n as u8,
                     class: info.class,
                     rr_in: 0,
                     rr_out: 0,
-                    vc_mask: 0,
-                    peer_router: 0,
-                    peer_vc_base: 0,
                     peer_local: 0,
-                    sent: 0,
-                    watchers: 0,
+                    credit_epoch: 0,
                 });
                 for _ in 0..n {
                     vcs.push(VcState {
@@ -290,7 +300,6 @@ impl<R: Routing> Simulation<R> {
                         // Terminal outputs (ejection) need no credits; the slot keeps indexing uniform.
                         credit: OutVc::new((buf / len) * len),
                         last_served: 0,
-                        port: gp as u32,
                     });
                 }
             }
@@ -299,10 +308,10 @@ impl<R: Routing> Simulation<R> {
         for gp in 0..ports.len() {
             if matches!(ports[gp].class, PortClass::Local | PortClass::Global) {
                 let pr = net.ports[gp].peer;
-                let peer = ports[ports[gp].peer as usize];
+                let peer = ports[peers[gp] as usize];
                 ports[gp].peer_router = pr;
                 ports[gp].peer_vc_base = peer.vc_base;
-                ports[gp].peer_local = (ports[gp].peer - net.port_base[pr as usize]) as u8;
+                ports[gp].peer_local = (peers[gp] - net.port_base[pr as usize]) as u8;
             }
         }
         let terminal_inputs: Vec<u64> = (0..net.num_routers())
@@ -340,6 +349,8 @@ impl<R: Routing> Simulation<R> {
             iterations: rc.allocator_iterations,
             arbiter: rc.arbiter,
             vc_selection: rc.vc_selection,
+            watchers: vec![0; ports.len()],
+            watched: vec![0; net.num_routers()],
             ports,
             vcs,
             slots,
@@ -458,7 +469,6 @@ impl<R: Routing> Simulation<R> {
         let ok = self.slots.push(&mut v.fifo, id);
         debug_assert!(ok, "credit protocol violated: buffer overflow");
         let p = &mut self.ports[self.net.port_base[r] as usize + local];
-        p.pkts += 1;
         p.vc_mask |= 1u16 << (vc - p.vc_base);
         self.nonempty[r] |= 1u64 << local;
         self.awake[r] |= 1u64 << local;
@@ -508,8 +518,12 @@ impl<R: Routing> Simulation<R> {
                     let gp = self.gport(router, port as usize);
                     let p = &mut self.ports[gp];
                     p.credit_epoch = p.credit_epoch.wrapping_add(1);
-                    self.awake[router as usize] |= p.watchers;
-                    p.watchers = 0;
+                    let bit = 1u64 << port;
+                    if self.watched[router as usize] & bit != 0 {
+                        self.watched[router as usize] &= !bit;
+                        self.awake[router as usize] |= self.watchers[gp];
+                        self.watchers[gp] = 0;
+                    }
                 }
             }
         }
@@ -700,13 +714,11 @@ impl<R: Routing> Simulation<R> {
         v.fifo.wake();
         if v.fifo.len == 0 {
             pin.vc_mask &= !(1u16 << in_vc);
+            if pin.vc_mask == 0 {
+                self.nonempty[r] &= !(1u64 << in_port);
+            }
         }
         let len = self.pool.get(id).len as u64;
-        pin.pkts -= 1;
-        if pin.pkts == 0 {
-            self.nonempty[r] &= !(1u64 << in_port);
-        }
-        pin.in_busy = now + len;
         let pin = *pin;
         self.free_inputs[r] &= !(1u64 << in_port);
         self.wheel.schedule(
@@ -718,13 +730,13 @@ impl<R: Routing> Simulation<R> {
             },
         );
         let po = &mut self.ports[go];
-        po.out_busy = now + len;
+        po.out_busy = (now + len) as u32;
         po.sent = po.sent.wrapping_add(len as u32);
         self.last_move = now;
         if pin.class == PortClass::Terminal {
             self.pool.get_mut(id).inject_time = now;
             self.collector.on_inject(now, r);
-            let node = pin.peer as usize;
+            let node = pin.peer_router as usize;
             if self.burst_left[node] > 0 && self.try_generate(node) {
                 self.burst_left[node] -= 1;
             }

@@ -99,7 +99,7 @@ impl<R: Routing> Simulation<R> {
     /// What the head of VC `vc` waits for.
     fn blocked(&mut self, vc: usize) -> BlockedVc {
         let v = self.vcs[vc];
-        let gp = v.port as usize;
+        let gp = self.port_of_vc(vc);
         let pin = self.ports[gp];
         // The router owning global port gp (port_base is sorted; a cold path).
         let r = self.net.port_base.partition_point(|&b| b as usize <= gp) - 1;
@@ -146,6 +146,11 @@ impl<R: Routing> Simulation<R> {
         }
     }
 
+    /// The global port owning VC `vc` (ports' `vc_base` is sorted; a cold path).
+    fn port_of_vc(&self, vc: usize) -> usize {
+        self.ports.partition_point(|p| p.vc_base as usize <= vc) - 1
+    }
+
     pub(crate) fn deadlock_report(&mut self) -> DeadlockReport {
         let occupied = self.vcs.iter().filter(|v| v.fifo.len > 0).count();
         // Follow the waits from the first occupied router-to-router buffer: the head's first
@@ -153,7 +158,7 @@ impl<R: Routing> Simulation<R> {
         let start = (0..self.vcs.len())
             .find(|&i| {
                 self.vcs[i].fifo.len > 0
-                    && self.ports[self.vcs[i].port as usize].class != PortClass::Terminal
+                    && self.ports[self.port_of_vc(i)].class != PortClass::Terminal
             })
             .or_else(|| (0..self.vcs.len()).find(|&i| self.vcs[i].fifo.len > 0));
         let mut chain = Vec::new();
@@ -178,8 +183,7 @@ impl<R: Routing> Simulation<R> {
                 }
                 let (k, _) = credits.iter().enumerate().min_by_key(|(_, c)| **c)?;
                 let go = self.net.port_base[b.router] as usize + port;
-                let peer = self.ports[go].peer as usize;
-                let next = self.ports[peer].vc_base as usize + *lo as usize + k;
+                let next = self.ports[go].peer_vc_base as usize + *lo as usize + k;
                 (self.vcs[next].fifo.len > 0).then_some(next)
             });
             chain.push(b);

@@ -12,7 +12,7 @@ use crate::config::{ArbiterKind, VcSelection};
 use crate::engine::events::Event;
 use crate::engine::Simulation;
 use crate::rng::Rng;
-use crate::router::buffers::NO_PORT;
+use crate::router::buffers::{NO_PORT, SLEEP_FOREVER};
 use crate::router::state::VcState;
 use crate::routing::{Candidate, RouteCtx, Routing};
 use crate::topology::PortClass;
@@ -89,16 +89,6 @@ impl<R: Routing> Simulation<R> {
         let radix = self.net.port_base[r + 1] as usize - base;
         // Inputs holding packets whose crossbar input is free.
         let mut inputs = self.nonempty[r] & self.free_inputs[r] & self.awake[r];
-        debug_assert!({
-            let mut m = inputs;
-            let mut ok = true;
-            while m != 0 {
-                let i = m.trailing_zeros() as usize;
-                m &= m - 1;
-                ok &= self.ports[base + i].in_busy <= now;
-            }
-            ok
-        });
         let mut out_done = 0u64;
         for _ in 0..self.iterations {
             if inputs == 0 {
@@ -169,7 +159,7 @@ impl<R: Routing> Simulation<R> {
                     req.vc + 1
                 };
                 let vci = pi.vc_base as usize + req.vc as usize;
-                self.vcs[vci].last_served = now + 1;
+                self.vcs[vci].last_served = (now + 1) as u32;
                 self.grant(r, winner, req.vc as usize, &req.cand, req.out_vc as usize);
                 inputs &= !(1u64 << winner);
                 out_done |= 1u64 << o;
@@ -209,7 +199,7 @@ impl<R: Routing> Simulation<R> {
             vmask &= vmask - 1;
             let f = self.vcs[vb + v].fifo;
             debug_assert!(f.len > 0);
-            if now < f.sleep_until
+            if now < f.sleep_until as u64
                 && (f.sleep_port == NO_PORT
                     || self.ports[base + f.sleep_port as usize].credit_epoch == f.sleep_epoch)
             {
@@ -242,8 +232,8 @@ impl<R: Routing> Simulation<R> {
             for c in self.cands.as_slice() {
                 let o = c.port as usize;
                 let po = &ports[o];
-                if out_done & (1u64 << o) != 0 || po.out_busy > now {
-                    wake = wake.min(po.out_busy.max(now + 1));
+                if out_done & (1u64 << o) != 0 || po.out_busy as u64 > now {
+                    wake = wake.min((po.out_busy as u64).max(now + 1));
                     continue;
                 }
                 let hi = c.vc_hi.min(po.vc_count.saturating_sub(1));
@@ -278,8 +268,8 @@ impl<R: Routing> Simulation<R> {
                             .max(now + 1),
                     );
                 }
-                if watch == NO_PORT || watch == c.port {
-                    watch = c.port;
+                if watch == NO_PORT || watch == c.port as u8 {
+                    watch = c.port as u8;
                 } else {
                     watch_many = true;
                 }
@@ -291,7 +281,8 @@ impl<R: Routing> Simulation<R> {
                 } else {
                     let gw = base + watch as usize;
                     let sleep_epoch = if watch != NO_PORT {
-                        self.ports[gw].watchers |= 1u64 << i;
+                        self.watchers[gw] |= 1u64 << i;
+                        self.watched[r] |= 1u64 << watch;
                         self.ports[gw].credit_epoch
                     } else {
                         0
@@ -307,7 +298,8 @@ impl<R: Routing> Simulation<R> {
                         );
                     }
                     let fv = &mut self.vcs[vb + v].fifo;
-                    fv.sleep_until = wake;
+                    // Times fit in u32 (validated); u64::MAX (no cycle) maps to SLEEP_FOREVER.
+                    fv.sleep_until = wake.min(SLEEP_FOREVER as u64) as u32;
                     fv.sleep_port = watch;
                     fv.sleep_epoch = sleep_epoch;
                 }
@@ -315,7 +307,7 @@ impl<R: Routing> Simulation<R> {
             };
             awake = true;
             let key = match self.arbiter {
-                ArbiterKind::Lrs => self.vcs[vb + v].last_served,
+                ArbiterKind::Lrs => self.vcs[vb + v].last_served as u64,
                 ArbiterKind::Age => age,
                 ArbiterKind::RoundRobin => ((v + nv - rr_in) % nv) as u64,
             };

@@ -3,21 +3,27 @@
 /// Fixed-capacity FIFO of packet ids for one input VC; slots live in a shared array.
 ///
 /// The `sleep_*` fields let the allocator skip a blocked head packet until its outcome can
-/// change: until cycle `sleep_until`, unless a credit returns to output port `sleep_port`
-/// (seen as a change of that port's credit epoch from `sleep_epoch`).
+/// change: until cycle `sleep_until` ([`SLEEP_FOREVER`]: until a credit returns), unless a
+/// credit returns to output port `sleep_port` (seen as a change of that port's credit epoch
+/// from `sleep_epoch`). A credit return also sets the input's awake bit (watchers), so the
+/// epoch is compared at the input's next evaluation, within one packet time of the return.
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 pub struct InVc {
     pub base: u32,
     pub cap: u16,
     pub head: u16,
     pub len: u16,
-    pub sleep_port: u16,
-    pub sleep_epoch: u32,
-    pub sleep_until: u64,
+    pub sleep_port: u8,
+    pub sleep_epoch: u8,
+    pub sleep_until: u32,
 }
 
 /// `sleep_port` value meaning "no port watched".
-pub const NO_PORT: u16 = u16::MAX;
+pub const NO_PORT: u8 = u8::MAX;
+
+/// `sleep_until` value meaning "no cycle: only a credit return can help".
+pub const SLEEP_FOREVER: u32 = u32::MAX;
 
 impl InVc {
     /// Forget any sleep (the head changed).
@@ -34,68 +40,73 @@ impl InVc {
 /// packet at a time, the return is a sequence of non-overlapping ramps: `settled` credits
 /// plus the current ramp that started at `drain_start` and returns `drain_len` credits.
 /// `settled` may dip below zero while a packet is sent on credits still arriving on the ramp.
+/// Times are `u32` cycles and buffers at most 65,535 phits (both validated).
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 pub struct OutVc {
-    pub settled: i64,
-    pub drain_start: u64,
-    pub drain_len: u32,
-    pub capacity: u32,
+    pub settled: i32,
+    pub drain_start: u32,
+    pub drain_len: u16,
+    pub capacity: u16,
 }
 
 impl OutVc {
     pub fn new(capacity: u32) -> OutVc {
+        debug_assert!(capacity <= u16::MAX as u32);
         OutVc {
-            settled: capacity as i64,
+            settled: capacity as i32,
             drain_start: 0,
             drain_len: 0,
-            capacity,
+            capacity: capacity as u16,
         }
     }
 
     /// Credits available at cycle `now`.
     #[inline]
     pub fn credits(&self, now: u64) -> u32 {
+        let now = now as u32;
         let ramp = if now >= self.drain_start {
-            ((now - self.drain_start + 1).min(self.drain_len as u64)) as u32
+            (now - self.drain_start + 1).min(self.drain_len as u32)
         } else {
             0
         };
-        (self.settled + ramp as i64) as u32
+        (self.settled + ramp as i32) as u32
     }
 
     /// Earliest cycle at which `credits` reaches `len` if no further credit returns arrive
     /// (u64::MAX when only a future return can provide them).
     #[inline]
     pub fn ready_at(&self, len: u32) -> u64 {
-        let need = len as i64 - self.settled;
+        let need = len as i64 - self.settled as i64;
         if need <= 0 {
             return 0;
         }
         if need > self.drain_len as i64 {
             return u64::MAX;
         }
-        self.drain_start + need as u64 - 1
+        self.drain_start as u64 + need as u64 - 1
     }
 
     /// Phits the upstream router believes are in (or on their way to) the downstream buffer.
     #[inline]
     pub fn occupancy(&self, now: u64) -> u32 {
-        self.capacity - self.credits(now)
+        self.capacity as u32 - self.credits(now)
     }
 
     /// Spend `len` credits; the caller checked `credits(now) >= len`.
     #[inline]
     pub fn consume(&mut self, len: u32) {
-        self.settled -= len as i64;
+        self.settled -= len as i32;
     }
 
     /// Start a new ramp at `now`; the previous one has ended (drains are serial).
     #[inline]
     pub fn start_drain(&mut self, now: u64, len: u32) {
-        debug_assert!(now >= self.drain_start + self.drain_len as u64 || self.drain_len == 0);
-        self.settled += self.drain_len as i64;
+        let now = now as u32;
+        debug_assert!(now >= self.drain_start + self.drain_len as u32 || self.drain_len == 0);
+        self.settled += self.drain_len as i32;
         self.drain_start = now;
-        self.drain_len = len;
+        self.drain_len = len as u16;
     }
 }
 

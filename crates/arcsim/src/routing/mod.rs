@@ -136,7 +136,7 @@ impl RouteCtx<'_> {
         let b = p.vc_base as usize;
         self.vcs[b..b + p.vc_count as usize]
             .iter()
-            .map(|v| v.credit.capacity)
+            .map(|v| v.credit.capacity as u32)
             .sum()
     }
     /// VCs of output `port`.
@@ -146,7 +146,7 @@ impl RouteCtx<'_> {
     /// Whether the output link is idle this cycle and not granted to another input.
     #[inline]
     pub fn output_idle(&self, port: usize) -> bool {
-        self.ports[port].out_busy <= self.now && self.taken & (1u64 << port) == 0
+        self.ports[port].out_busy as u64 <= self.now && self.taken & (1u64 << port) == 0
     }
     /// Whether output `port` can take a packet of `need` phits now on some VC in `lo..=hi`.
     #[inline]
