@@ -1,6 +1,7 @@
 //! `arcsim`: command-line front end. See `arcsim --help` and docs/.
 
 mod bench;
+mod hugealloc;
 mod load;
 mod plot;
 mod report;
@@ -10,6 +11,9 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+#[global_allocator]
+static GLOBAL: hugealloc::HugePageAlloc = hugealloc::HugePageAlloc;
 
 #[derive(Parser)]
 #[command(
