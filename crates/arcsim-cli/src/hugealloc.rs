@@ -18,47 +18,34 @@ const THRESHOLD: usize = 256 << 10;
 
 #[inline]
 fn is_large(layout: &Layout) -> bool {
-    cfg!(target_os = "linux") && layout.size() >= THRESHOLD
+    cfg!(target_os = "linux") && layout.size() >= THRESHOLD && layout.align() <= HUGE
 }
 
-#[inline]
-fn huge_layout(layout: Layout) -> Layout {
-    let size = layout.size().div_ceil(HUGE) * HUGE;
-    Layout::from_size_align(size, layout.align().max(HUGE)).unwrap_or(layout)
-}
-
-// SAFETY: every method forwards to `System` with a layout at least as large and as aligned
-// as the caller's, and deallocates with the same adjusted layout it allocated with.
+// SAFETY: small blocks go to `System` unchanged. Large blocks are private anonymous
+// mappings of whole huge pages at 2 MiB-aligned addresses (which satisfies any `Layout`
+// alignment up to 2 MiB; larger alignments go to `System`), unmapped with the same rounded
+// size they were mapped with.
 unsafe impl GlobalAlloc for HugePageAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if !is_large(&layout) {
-            return System.alloc(layout);
+        if is_large(&layout) {
+            return map_huge(layout.size());
         }
-        let hl = huge_layout(layout);
-        let p = System.alloc(hl);
-        advise(p, hl.size());
-        p
+        System.alloc(layout)
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        if !is_large(&layout) {
-            return System.alloc_zeroed(layout);
+        if is_large(&layout) {
+            // Fresh anonymous mappings are zero-filled by the kernel.
+            return map_huge(layout.size());
         }
-        let hl = huge_layout(layout);
-        // Advise before zeroing, so that the first touch faults in huge pages.
-        let p = System.alloc(hl);
-        advise(p, hl.size());
-        if !p.is_null() {
-            std::ptr::write_bytes(p, 0, layout.size());
-        }
-        p
+        System.alloc_zeroed(layout)
     }
 
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         if is_large(&layout) {
-            System.dealloc(p, huge_layout(layout));
+            unmap_huge(p, layout.size());
         } else {
-            System.dealloc(p, layout);
+            System.dealloc(p, layout)
         }
     }
 
@@ -76,16 +63,51 @@ unsafe impl GlobalAlloc for HugePageAlloc {
     }
 }
 
+/// Map `size` bytes rounded up to whole 2 MiB pages at a 2 MiB-aligned address, advised for
+/// huge pages; null if the system refuses (an allocation failure, as for `System`).
 #[cfg(target_os = "linux")]
-unsafe fn advise(p: *mut u8, size: usize) {
-    if !p.is_null() {
-        // Only a hint: if the kernel refuses, the memory simply stays in small pages.
-        libc::madvise(p as *mut libc::c_void, size, libc::MADV_HUGEPAGE);
+unsafe fn map_huge(size: usize) -> *mut u8 {
+    let len = size.div_ceil(HUGE) * HUGE;
+    // Over-map by one huge page, then trim both ends to the aligned range.
+    let raw = libc::mmap(
+        std::ptr::null_mut(),
+        len + HUGE,
+        libc::PROT_READ | libc::PROT_WRITE,
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+        -1,
+        0,
+    );
+    if raw == libc::MAP_FAILED {
+        return std::ptr::null_mut();
     }
+    let start = raw as usize;
+    let aligned = start.div_ceil(HUGE) * HUGE;
+    if aligned > start {
+        libc::munmap(raw, aligned - start);
+    }
+    let tail = start + len + HUGE - (aligned + len);
+    if tail > 0 {
+        libc::munmap((aligned + len) as *mut libc::c_void, tail);
+    }
+    // Only a hint: if the kernel refuses, the memory simply stays in small pages.
+    libc::madvise(aligned as *mut libc::c_void, len, libc::MADV_HUGEPAGE);
+    aligned as *mut u8
+}
+
+#[cfg(target_os = "linux")]
+unsafe fn unmap_huge(p: *mut u8, size: usize) {
+    let len = size.div_ceil(HUGE) * HUGE;
+    libc::munmap(p as *mut libc::c_void, len);
+}
+
+// Never called: `is_large` is false off Linux.
+#[cfg(not(target_os = "linux"))]
+unsafe fn map_huge(_: usize) -> *mut u8 {
+    std::ptr::null_mut()
 }
 
 #[cfg(not(target_os = "linux"))]
-unsafe fn advise(_: *mut u8, _: usize) {}
+unsafe fn unmap_huge(_: *mut u8, _: usize) {}
 
 #[cfg(test)]
 mod tests {
