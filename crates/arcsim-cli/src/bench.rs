@@ -3,7 +3,16 @@
 use crate::load::load;
 use anyhow::Result;
 
-pub fn bench_command(h: usize, cycles: u64, load_: f64, sets: &[String]) -> Result<()> {
+pub fn bench_command(
+    h: usize,
+    cycles: u64,
+    load_: f64,
+    repeat: u32,
+    sets: &[String],
+) -> Result<()> {
+    if repeat == 0 {
+        anyhow::bail!("--repeat 0: use at least 1 run");
+    }
     let mut all = vec![
         format!("topology.h={h}"),
         format!("topology.p={h}"),
@@ -16,17 +25,56 @@ pub fn bench_command(h: usize, cycles: u64, load_: f64, sets: &[String]) -> Resu
     ];
     all.extend_from_slice(sets);
     let cfg = load(None, &all)?;
-    let r = arcsim::run(&cfg)?;
+    let mut speeds = Vec::new();
+    let mut first: Option<arcsim::RunResult> = None;
+    for k in 0..repeat {
+        let r = arcsim::run(&cfg)?;
+        if repeat > 1 {
+            eprintln!(
+                "run {}/{repeat}: {:.0} cycles/s",
+                k + 1,
+                r.cycles_per_second
+            );
+        }
+        speeds.push(r.cycles_per_second);
+        match &first {
+            None => first = Some(r),
+            Some(f) => {
+                // The same seed must give the same simulation, whatever the timing.
+                if (f.packet_hops, f.packets.delivered) != (r.packet_hops, r.packets.delivered) {
+                    anyhow::bail!(
+                        "run {} differs from run 1 ({} vs {} packet-hops): the simulation is not deterministic",
+                        k + 1,
+                        r.packet_hops,
+                        f.packet_hops
+                    );
+                }
+            }
+        }
+    }
+    let r = first.expect("at least one run");
+    speeds.sort_by(f64::total_cmp);
+    let median = speeds[speeds.len() / 2];
     println!("network            {}", r.topology);
     println!(
         "workload           {} {} load {}, {} cycles",
         r.routing, r.pattern, load_, r.cycles
     );
-    println!("wall time          {:.3} s", r.wall_seconds);
-    println!("simulated cycles/s {:.0}", r.cycles_per_second);
+    if repeat > 1 {
+        println!("runs               {repeat} (identical results); cycles/s median, min-max below");
+        println!(
+            "simulated cycles/s {median:.0}  ({:.0}-{:.0})",
+            speeds[0],
+            speeds[speeds.len() - 1]
+        );
+    } else {
+        println!("wall time          {:.3} s", r.wall_seconds);
+        println!("simulated cycles/s {median:.0}");
+    }
     println!(
         "packet-hops/s      {:.3e}  ({} hops)",
-        r.packet_hops_per_second, r.packet_hops
+        r.packet_hops as f64 * median / r.cycles as f64,
+        r.packet_hops
     );
     println!(
         "packets delivered  {}  (accepted load {:.4})",

@@ -51,6 +51,10 @@ enum Cmd {
         cycles: u64,
         #[arg(long, default_value_t = 0.5)]
         load: f64,
+        /// Run the benchmark this many times and report the median and the range (on a
+        /// shared machine single runs vary); every run must give identical results.
+        #[arg(long, default_value_t = 1)]
+        repeat: u32,
         /// Further overrides (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -78,8 +82,9 @@ fn dispatch(cli: Cli) -> Result<()> {
             h,
             cycles,
             load,
+            repeat,
             set,
-        } => bench::bench_command(h, cycles, load, &set),
+        } => bench::bench_command(h, cycles, load, repeat, &set),
         Cmd::Config => {
             print!("{}", arcsim::config::DEFAULT_TOML);
             Ok(())

@@ -403,3 +403,20 @@ fn config_command_prints_the_default() {
     assert_eq!(cfg, arcsim::Config::embedded_default());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn bench_repeats_identically_and_reports_the_median() {
+    let dir = temp_dir("bench");
+    let out = arcsim(
+        &dir,
+        &["bench", "--h", "2", "--cycles", "300", "--repeat", "3"],
+    );
+    assert_success(&out, "bench --repeat 3");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("3 (identical results)"), "{stdout}");
+    assert!(stdout.contains("simulated cycles/s"), "{stdout}");
+    assert!(stdout.contains("packet-hops/s"), "{stdout}");
+    assert_eq!(text(&out.stderr).matches("cycles/s").count(), 3);
+    let zero = arcsim(&dir, &["bench", "--h", "2", "--repeat", "0"]);
+    assert_clean_failure(&zero, "bench --repeat 0", &["--repeat"]);
+}
