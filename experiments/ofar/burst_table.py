@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 """Burst table: consumption cycles normalised to a reference routing.
-usage: burst.py DIR SUFFIX REF out.csv out.png title routing1,routing2,..."""
+usage: burst_table.py DIR SUFFIX REF out.csv out.png title routing1,routing2,... [pattern1,pattern2,...]
+Runs are read from DIR/PATTERN-ROUTING{SUFFIX}/result.json (or, for a run that did not finish,
+the "N of M" in DIR/PATTERN-ROUTING{SUFFIX}.log). Patterns default to un,advg2,advgh,mix1,mix2,mix3;
+a2a (All-to-all, Fig. 11) and a2a500 (its first 500 steps) may be added."""
 import json, os, re, sys
 import matplotlib; matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 d, suf, ref, out_csv, out_png, title, routs = sys.argv[1:8]
-routs = routs.split(","); pats = ["un", "advg2", "advgh", "mix1", "mix2", "mix3"]
+routs = routs.split(",")
+pats = sys.argv[8].split(",") if len(sys.argv) > 8 else ["un", "advg2", "advgh", "mix1", "mix2", "mix3"]
+labels = {"un": "UN", "advg2": "ADVG+2", "advgh": "ADVG+h", "mix1": "MIX1", "mix2": "MIX2", "mix3": "MIX3", "a2a": "All-to-all", "a2a500": "All-to-all\n(500 steps)"}
 def get(p, r):
     base = f"{d}/{p}-{r}{suf}"
     f = base + "/result.json"
@@ -42,6 +47,6 @@ for i, r in enumerate(routs):
             plt.text(x, 0.05, "n/c", rotation=90, ha="center", fontsize=7)
         elif y > 2.5:
             plt.text(x, 2.3, f"{y:.2f}", rotation=90, ha="center", fontsize=7, color="white")
-plt.xticks([k + 0.4 - w / 2 for k in range(len(pats))], ["UN", "ADVG+2", "ADVG+h", "MIX1", "MIX2", "MIX3"])
+plt.xticks([k + 0.4 - w / 2 for k in range(len(pats))], [labels.get(p, p) for p in pats])
 plt.axhline(1, color="grey", lw=0.8); plt.ylabel(f"consumption time / {ref}"); plt.title(title)
 plt.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0)); plt.ylim(0, 2.5); plt.tight_layout(); plt.savefig(out_png, dpi=110)

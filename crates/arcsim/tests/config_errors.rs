@@ -338,6 +338,27 @@ fn other_ranges() {
 }
 
 #[test]
+fn all_to_all_cannot_be_mixed() {
+    // Alone it is valid, in Bernoulli and in burst mode.
+    check_sets(&["traffic.pattern=all-to-all"]).unwrap();
+    check_sets(&["traffic.pattern=all-to-all", "traffic.burst_packets=5255"]).unwrap();
+    expect_field(
+        check_toml(
+            "[[traffic.mix]]\npattern = \"uniform\"\nweight = 50\n[[traffic.mix]]\npattern = \"all-to-all\"\nweight = 50",
+        ),
+        "traffic.mix[1]",
+        &["all-to-all", "mixture", "traffic.pattern = \"all-to-all\""],
+    );
+    expect_field(
+        check_toml(
+            "[traffic.change]\nat_cycle = 100\nmix = [{ pattern = \"all-to-all\", weight = 1 }]",
+        ),
+        "traffic.change.mix[0]",
+        &["all-to-all", "mixture"],
+    );
+}
+
+#[test]
 fn set_overrides_are_checked_like_files() {
     expect_field(
         check_sets(&["topology.q=3"]),

@@ -441,6 +441,9 @@ pub enum PatternKind {
     Permutation,
     /// `hot_fraction` of the traffic to `hot_nodes` nodes, the rest uniform.
     HotSpot,
+    /// MPI_Alltoall-style schedule: node n's i-th packet goes to (n + 1 + i mod (N-1)) mod N,
+    /// so a burst of N - 1 packets per node sends exactly one packet to every other node.
+    AllToAll,
 }
 
 /// One component of a traffic mixture.
@@ -790,6 +793,12 @@ fn check_pattern(
             ));
         }
         total += e.weight;
+        if !mix.is_empty() && e.pattern == PatternKind::AllToAll {
+            return Err(field_err(
+                &name,
+                format!("all-to-all is a per-node schedule, not a destination distribution, and cannot be part of a mixture: use {prefix}.pattern = \"all-to-all\" with no mix"),
+            ));
+        }
         match e.pattern {
             PatternKind::AdvGlobal if e.offset % groups == 0 => {
                 return Err(field_err(

@@ -967,6 +967,7 @@ fn describe_pattern(cfg: &Config) -> String {
         P::HotRegion => "hot-region".into(),
         P::Permutation => "permutation".into(),
         P::HotSpot => "hot-spot".into(),
+        P::AllToAll => "all-to-all".into(),
     };
     let mix = |m: &[MixEntry]| {
         m.iter()

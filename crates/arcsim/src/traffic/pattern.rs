@@ -1,5 +1,11 @@
 //! Destination patterns. Node n sits on router n / p; router r is router r % a of group r / a
 //! (dragonfly numbering; other topologies map their own hierarchy onto this shape).
+//!
+//! Every pattern but all-to-all is memoryless. All-to-all is a schedule: node n's i-th packet
+//! (i = 0, 1, ...) goes to node (n + 1 + i mod (N - 1)) mod N, so N - 1 packets per node are
+//! one MPI_Alltoall in the usual staggered order (at step k = 1..N-1 every node sends to the
+//! node k further on, and no two nodes target the same node in the same step). It keeps a
+//! per-node counter, which is why [`Pattern::destination`] takes `&mut self`.
 
 use crate::config::{MixEntry, PatternKind};
 use crate::rng::Rng;
@@ -27,7 +33,14 @@ enum Component {
     AdvLocal(usize),
     HotRegion,
     Permutation(Vec<u32>),
-    HotSpot { nodes: usize, fraction: f64 },
+    HotSpot {
+        nodes: usize,
+        fraction: f64,
+    },
+    /// Staggered all-to-all; `next[n]` = steps node n has taken mod (N - 1).
+    AllToAll {
+        next: Vec<u32>,
+    },
 }
 
 /// A (possibly mixed) destination pattern.
@@ -71,39 +84,44 @@ impl Pattern {
                     nodes: hot_nodes,
                     fraction: hot_fraction,
                 },
+                PatternKind::AllToAll => {
+                    assert!(
+                        shape.nodes() >= 2 && shape.nodes() <= u32::MAX as usize,
+                        "all-to-all needs 2..=u32::MAX nodes"
+                    );
+                    Component::AllToAll {
+                        next: vec![0; shape.nodes()],
+                    }
+                }
             };
             parts.push((acc, c));
         }
         Pattern { shape, parts }
     }
 
-    /// Destination of a packet from `src` (never `src` itself).
+    /// Destination of the next packet from `src` (never `src` itself). Stateful only for
+    /// all-to-all, which advances `src`'s place in its schedule.
     #[inline]
-    pub fn destination(&self, src: usize, rng: &mut Rng) -> usize {
-        let comp = if self.parts.len() == 1 {
-            &self.parts[0].1
+    pub fn destination(&mut self, src: usize, rng: &mut Rng) -> usize {
+        let last = self.parts.len() - 1;
+        let i = if last == 0 {
+            0
         } else {
-            let total = self.parts[self.parts.len() - 1].0;
-            let x = rng.unit() * total;
-            &self
-                .parts
-                .iter()
-                .find(|(c, _)| x < *c)
-                .unwrap_or(&self.parts[self.parts.len() - 1])
-                .1
+            let x = rng.unit() * self.parts[last].0;
+            self.parts.iter().position(|(c, _)| x < *c).unwrap_or(last)
         };
         let s = &self.shape;
-        match comp {
+        match &mut self.parts[i].1 {
             Component::Uniform => uniform_except(s.nodes(), src, rng),
             Component::AdvGlobal(off) => {
                 let gn = s.group_nodes();
-                let g = (src / gn + off) % s.g;
+                let g = (src / gn + *off) % s.g;
                 g * gn + rng.below(gn as u64) as usize
             }
             Component::AdvLocal(off) => {
                 let r = src / s.p;
                 let (grp, idx) = (r / s.a, r % s.a);
-                let target = grp * s.a + (idx + off) % s.a;
+                let target = grp * s.a + (idx + *off) % s.a;
                 target * s.p + rng.below(s.p as u64) as usize
             }
             Component::HotRegion => {
@@ -121,6 +139,13 @@ impl Pattern {
                 }
             }
             Component::Permutation(perm) => perm[src] as usize,
+            Component::AllToAll { next } => {
+                let n = s.nodes();
+                let k = &mut next[src];
+                let d = (src + 1 + *k as usize) % n;
+                *k = if *k as usize + 2 >= n { 0 } else { *k + 1 };
+                d
+            }
             Component::HotSpot { nodes, fraction } => {
                 if rng.unit() < *fraction && !(*nodes == 1 && src == 0) {
                     loop {
@@ -168,7 +193,7 @@ mod tests {
     #[test]
     fn adversarial_global_targets_offset_group() {
         let mut rng = Rng::new(3);
-        let p = Pattern::new(shape(), PatternKind::AdvGlobal, 2, &[], 1, 0.1, &mut rng);
+        let mut p = Pattern::new(shape(), PatternKind::AdvGlobal, 2, &[], 1, 0.1, &mut rng);
         for src in 0..72 {
             for _ in 0..20 {
                 let d = p.destination(src, &mut rng);
@@ -180,7 +205,7 @@ mod tests {
     #[test]
     fn permutation_is_a_derangement() {
         let mut rng = Rng::new(5);
-        let p = Pattern::new(shape(), PatternKind::Permutation, 1, &[], 1, 0.1, &mut rng);
+        let mut p = Pattern::new(shape(), PatternKind::Permutation, 1, &[], 1, 0.1, &mut rng);
         let mut seen = [false; 72];
         for src in 0..72 {
             let d = p.destination(src, &mut rng);
@@ -205,7 +230,7 @@ mod tests {
                 weight: 20.0,
             },
         ];
-        let p = Pattern::new(shape(), PatternKind::Uniform, 1, &mix, 1, 0.1, &mut rng);
+        let mut p = Pattern::new(shape(), PatternKind::Uniform, 1, &mix, 1, 0.1, &mut rng);
         let mut local_next = 0;
         let n = 20_000;
         for i in 0..n {
@@ -223,9 +248,23 @@ mod tests {
     }
 
     #[test]
+    fn all_to_all_cycles_through_the_staggered_schedule() {
+        let mut rng = Rng::new(11);
+        let mut p = Pattern::new(shape(), PatternKind::AllToAll, 1, &[], 1, 0.1, &mut rng);
+        let n = 72;
+        // Interleave the nodes (as the engine does) over three rounds: each node's own
+        // counter decides, whatever the others do.
+        for i in 0..3 * (n - 1) {
+            for src in (0..n).rev() {
+                assert_eq!(p.destination(src, &mut rng), (src + 1 + i % (n - 1)) % n);
+            }
+        }
+    }
+
+    #[test]
     fn hot_region_sends_a_quarter_to_an_eighth() {
         let mut rng = Rng::new(9);
-        let p = Pattern::new(shape(), PatternKind::HotRegion, 1, &[], 1, 0.1, &mut rng);
+        let mut p = Pattern::new(shape(), PatternKind::HotRegion, 1, &[], 1, 0.1, &mut rng);
         let n = 40_000;
         let hot = (0..n)
             .filter(|i| p.destination(40 + i % 30, &mut rng) < 9)
