@@ -34,7 +34,7 @@ use crate::stats::{Collector, Dist, Fairness, RunResult};
 use crate::topology::{Dragonfly, Network, PortClass, Topology};
 use crate::traffic::calendar::Calendar;
 use crate::traffic::{Injection, Pattern, Workload};
-use events::{Event, TimeWheel};
+use events::{Event, Packed, TimeWheel};
 use packet::{Packet, PacketPool, RouteState, NO_TIME};
 use std::time::Instant;
 
@@ -201,7 +201,9 @@ pub struct Simulation<R: Routing> {
     /// Per router: its terminal (injection) input ports.
     pub(crate) terminal_inputs: Vec<u64>,
     pub(crate) wheel: TimeWheel,
-    pub(crate) scratch: Vec<Event>,
+    pub(crate) scratch: Vec<Packed>,
+    /// Per VC: `router << 6 | local port` of its port, to unpack events.
+    vc_home: Vec<u32>,
     pub(crate) calendar: Calendar,
     due: Vec<u32>,
     pub(crate) pool: PacketPool,
@@ -304,6 +306,19 @@ impl<R: Routing> Simulation<R> {
                 }
             }
         }
+        let mut vc_home = vec![0u32; vcs.len()];
+        for r in 0..net.num_routers() {
+            for pt in 0..net.radix(r) {
+                let p = &ports[net.port_base[r] as usize + pt];
+                for v in p.vc_base..p.vc_base + p.vc_count as u32 {
+                    vc_home[v as usize] = (r as u32) << 6 | pt as u32;
+                }
+            }
+        }
+        assert!(
+            net.num_routers() < events::MAX_ROUTERS && vcs.len() < events::MAX_VCS,
+            "network too large for the event encoding"
+        );
         // Copy each link's far-end identity into the near end.
         for gp in 0..ports.len() {
             if matches!(ports[gp].class, PortClass::Local | PortClass::Global) {
@@ -365,6 +380,7 @@ impl<R: Routing> Simulation<R> {
             terminal_inputs,
             wheel: TimeWheel::new(max_lat + len as u64 + 2),
             scratch: Vec::new(),
+            vc_home,
             calendar: Calendar::new(12),
             due: Vec::new(),
             pool: PacketPool::default(),
@@ -478,17 +494,22 @@ impl<R: Routing> Simulation<R> {
     fn process_events(&mut self) {
         let mut evs = std::mem::take(&mut self.scratch);
         self.wheel.take(self.now, &mut evs);
-        // Two stages: records named in the event first, then the FIFO slot they point to.
+        // Two stages: records named in the event first, then the FIFO slot and port record they
+        // point to.
         const AHEAD: usize = 12;
         const SLOT_AHEAD: usize = 4;
         for (k, ev) in evs.iter().enumerate() {
             if let Some(next) = evs.get(k + AHEAD) {
-                self.prefetch_event(next);
+                self.prefetch_event(*next);
             }
-            if let Some(&Event::HeadArrival { vc, .. }) = evs.get(k + SLOT_AHEAD) {
-                self.slots.prefetch_tail(&self.vcs[vc as usize].fifo);
+            if let Some(vc) = evs.get(k + SLOT_AHEAD).and_then(|e| e.vc()) {
+                let h = self.vc_home[vc as usize];
+                crate::prefetch::prefetch(&self.ports[self.gport(h >> 6, (h & 63) as usize)]);
+                if evs[k + SLOT_AHEAD].arrival().is_some() {
+                    self.slots.prefetch_tail(&self.vcs[vc as usize].fifo);
+                }
             }
-            match *ev {
+            match ev.unpack(&self.vc_home) {
                 Event::HeadArrival {
                     pkt,
                     vc,
@@ -558,27 +579,15 @@ impl<R: Routing> Simulation<R> {
 
     /// Start loading the records an event further down the bucket will touch.
     #[inline(always)]
-    fn prefetch_event(&self, ev: &Event) {
+    fn prefetch_event(&self, ev: Packed) {
         use crate::prefetch::prefetch;
-        match *ev {
-            Event::HeadArrival {
-                pkt,
-                vc,
-                router,
-                port,
-            } => {
-                prefetch(&self.vcs[vc as usize]);
-                prefetch(&self.ports[self.gport(router, port as usize)]);
-                // Read by the allocator later in this cycle.
-                prefetch(self.pool.get(pkt));
-            }
-            Event::CreditDrain {
-                vc, router, port, ..
-            } => {
-                prefetch(&self.vcs[vc as usize]);
-                prefetch(&self.ports[self.gport(router, port as usize)]);
-            }
-            Event::InputFree { .. } | Event::Wake { .. } => {}
+        if let Some(vc) = ev.vc() {
+            prefetch(&self.vcs[vc as usize]);
+            prefetch(&self.vc_home[vc as usize]);
+        }
+        if let Some((pkt, _)) = ev.arrival() {
+            // Read by the allocator later in this cycle.
+            prefetch(self.pool.get(pkt));
         }
     }
 
