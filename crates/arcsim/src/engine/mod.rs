@@ -203,7 +203,7 @@ pub struct Simulation<R: Routing> {
     pub(crate) wheel: TimeWheel,
     pub(crate) scratch: Vec<Packed>,
     /// Per VC: `router << 6 | local port` of its port, to unpack events.
-    vc_home: Vec<u32>,
+    pub(crate) vc_home: Vec<u32>,
     pub(crate) calendar: Calendar,
     due: Vec<u32>,
     pub(crate) pool: PacketPool,
@@ -553,7 +553,7 @@ impl<R: Routing> Simulation<R> {
 
     /// Global index of local port `port` of `router`.
     #[inline(always)]
-    fn gport(&self, router: u32, port: usize) -> usize {
+    pub(crate) fn gport(&self, router: u32, port: usize) -> usize {
         self.net.port_base[router as usize] as usize + port
     }
 

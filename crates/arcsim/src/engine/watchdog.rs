@@ -146,9 +146,10 @@ impl<R: Routing> Simulation<R> {
         }
     }
 
-    /// The global port owning VC `vc` (ports' `vc_base` is sorted; a cold path).
+    /// The global port owning VC `vc` (from the table that unpacks events).
     fn port_of_vc(&self, vc: usize) -> usize {
-        self.ports.partition_point(|p| p.vc_base as usize <= vc) - 1
+        let h = self.vc_home[vc];
+        self.gport(h >> 6, (h & 63) as usize)
     }
 
     pub(crate) fn deadlock_report(&mut self) -> DeadlockReport {
