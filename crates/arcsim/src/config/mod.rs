@@ -217,6 +217,19 @@ pub enum CongestionKind {
     Ecm,
 }
 
+/// OFAR: what a packet does when its minimal output has room but is still sending an
+/// earlier packet (seed 001, section 3.2: misrouting is allowed when the minimal output "is
+/// already assigned to another input or Q_min = 100%").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BusyMinimal {
+    /// A busy output is unavailable: the packet may misroute.
+    Misroute,
+    /// Only an output granted to another input in this allocation (or one without room) is
+    /// unavailable; a packet whose minimal output is merely busy waits for it.
+    Wait,
+}
+
 pub use crate::topology::escape::RingKind;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -260,6 +273,8 @@ pub struct RoutingConfig {
     /// OFAR, MM+L: least occupancy (0..1) of the minimal output's queue for a packet in a local
     /// queue of the source group to start a global misroute (seed 001, footnote 2).
     pub mml_min_occupancy: f64,
+    /// OFAR: misroute or wait when the minimal output is busy sending an earlier packet.
+    pub busy_minimal: BusyMinimal,
 }
 
 impl Default for RoutingConfig {
@@ -280,6 +295,7 @@ impl Default for RoutingConfig {
             ecm_threshold: 0.2,
             mml_commit: false,
             mml_min_occupancy: 0.0,
+            busy_minimal: BusyMinimal::Misroute,
         }
     }
 }

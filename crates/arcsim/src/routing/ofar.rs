@@ -22,6 +22,13 @@
 //! when the minimal output is a local port. OFAR-L never misroutes locally except for the
 //! MM+L hop that a global misroute needs.
 //!
+//! What "available" means for a minimal output that has room but is still sending an earlier
+//! packet is `routing.busy_minimal`: by default such an output is unavailable and the packet
+//! may misroute; with `"wait"` only an output granted to another input in this allocation (or
+//! without room) is, so packets misroute on contention between inputs rather than on every
+//! transmission in progress (far fewer misroutes under uniform traffic; docs/reproductions/
+//! ofar.md, Fig. 6 difference 6).
+//!
 //! By default the router after an MM+L local hop re-evaluates against its own minimal output,
 //! usually the idle local link back to the gateway: under light adversarial traffic the packet
 //! returns there and, its local misroute in the group spent, waits for the saturated minimal
@@ -35,7 +42,7 @@
 
 use super::min::{ejection, minimal_hop};
 use super::{Candidate, Candidates, HopKind, RouteCtx, Routing};
-use crate::config::{CongestionKind, EscapeKind, RoutingConfig};
+use crate::config::{BusyMinimal, CongestionKind, EscapeKind, RoutingConfig};
 use crate::engine::packet::Packet;
 use crate::topology::escape::{self, Ring, Tree};
 use crate::topology::{Dragonfly, PortClass, Topology};
@@ -81,6 +88,8 @@ pub struct OfarRouting {
     ecm_threshold: f64,
     mml_committed: bool,
     mml_min_occupancy: f64,
+    /// A busy (but not newly granted) minimal output with room is waited for.
+    wait_busy_minimal: bool,
     name: &'static str,
 }
 
@@ -170,6 +179,7 @@ impl OfarRouting {
             ecm_threshold: cfg.ecm_threshold,
             mml_committed: cfg.mml_commit,
             mml_min_occupancy: cfg.mml_min_occupancy,
+            wait_busy_minimal: cfg.busy_minimal == BusyMinimal::Wait,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
         })
     }
@@ -344,6 +354,12 @@ impl Routing for OfarRouting {
         // Available (section 3.2): idle, not granted to another input, with room.
         let min_room = ctx.has_room(min_port, lo as usize, hi as usize, len + reserve as u32);
         if min_room && ctx.output_idle(min_port) {
+            out.push(min_cand);
+            return;
+        }
+        if min_room && self.wait_busy_minimal && ctx.taken & (1u64 << min_port) == 0 {
+            // Busy sending an earlier packet, not granted to another input in this
+            // allocation: still "available" in the reading of `routing.busy_minimal = "wait"`.
             out.push(min_cand);
             return;
         }
