@@ -3,7 +3,9 @@
 usage: burst_table.py DIR SUFFIX REF out.csv out.png title routing1,routing2,... [pattern1,pattern2,...]
 Runs are read from DIR/PATTERN-ROUTING{SUFFIX}/result.json (or, for a run that did not finish,
 the "N of M" in DIR/PATTERN-ROUTING{SUFFIX}.log). Patterns default to un,advg2,advgh,mix1,mix2,mix3;
-a2a (All-to-all, Fig. 11) and a2a500 (its first 500 steps) may be added."""
+a2a (All-to-all, Fig. 11) and a2a500 (its first 500 steps) may be added.
+With REF_CSV=path in the environment, a (pattern, routing) without a run in DIR is taken from
+that earlier output of this script (to compare new runs against reference runs kept as CSV)."""
 import json, os, re, sys
 import matplotlib; matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -11,9 +13,21 @@ d, suf, ref, out_csv, out_png, title, routs = sys.argv[1:8]
 routs = routs.split(",")
 pats = sys.argv[8].split(",") if len(sys.argv) > 8 else ["un", "advg2", "advgh", "mix1", "mix2", "mix3"]
 labels = {"un": "UN", "advg2": "ADVG+2", "advgh": "ADVG+h", "mix1": "MIX1", "mix2": "MIX2", "mix3": "MIX3", "a2a": "All-to-all", "a2a500": "All-to-all\n(500 steps)"}
+kept = {}
+if os.environ.get("REF_CSV"):
+    import csv
+    for row in csv.DictReader(open(os.environ["REF_CSV"])):
+        c = row["consumption_cycles"]
+        kept[(row["pattern"], row["routing"])] = (
+            int(c) if c.isdigit() else c,
+            int(row["hops_max"]) if row["hops_max"] else None,
+            float(row["escape_entered_fraction"]) if row["escape_entered_fraction"] else None,
+        )
 def get(p, r):
     base = f"{d}/{p}-{r}{suf}"
     f = base + "/result.json"
+    if not os.path.exists(f) and not os.path.exists(base + ".log") and (p, r) in kept:
+        return kept[(p, r)]
     if os.path.exists(f):
         j = json.load(open(f)); return j["burst"]["consumption_cycles"], j["hops"]["max"], j["escape"]["entered_fraction"]
     if os.path.exists(base + ".log"):

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Overlay several arcsim sweep.csv files: one curve per (label, curve).
-usage: plot_sweeps.py OUT_CSV OUT_PNG_PREFIX TITLE LABEL=path/sweep.csv ...
+usage: plot_sweeps.py OUT_CSV OUT_PNG_PREFIX TITLE LABEL=path/sweep.csv[:curve1,curve2] ...
+An empty LABEL keeps the curve names alone; a `:curve1,curve2` suffix keeps only those curves
+(names after removing `routing.algorithm=`).
 Writes OUT_CSV (the rows with a `label` column) and OUT_PNG_PREFIX-{throughput,latency}.png.
 Latency points are drawn only below saturation (accepted >= 95% of offered), as arcsim does."""
 import csv, sys
@@ -10,9 +12,18 @@ out_csv, prefix, title = sys.argv[1:4]
 series = []
 for arg in sys.argv[4:]:
     label, path = arg.split("=", 1)
+    keep = None
+    if ":" in path:
+        path, keep = path.split(":", 1)
+        keep = keep.split(",")
     rows = list(csv.DictReader(open(path)))
     for r in rows:
-        r["label"] = label if r["curve"] == "default" else f"{label} {r['curve'].replace('routing.', '')}"
+        r["curve"] = r["curve"].replace("routing.algorithm=", "")
+    if keep is not None:
+        rows = [r for r in rows if r["curve"] in keep]
+    for r in rows:
+        c = r["curve"].replace("routing.", "")
+        r["label"] = label if c == "default" else (f"{label} {c}" if label else c)
     series.extend(rows)
 keys = ["label", "offered_load", "accepted_load", "latency_mean", "latency_p99", "hops_mean", "misrouted_fraction", "generated", "delivered"]
 with open(out_csv, "w") as f:
