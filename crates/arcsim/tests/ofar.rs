@@ -457,3 +457,37 @@ fn ofar_consumes_bursts_faster_than_pb_with_the_experiment_settings() {
         );
     }
 }
+
+#[test]
+fn ecm_keeps_ofar_up_under_a_permutation_at_full_load() {
+    // With the experiment settings, plain OFAR jams past saturation under traffic whose flows
+    // persist (a random permutation here; docs/reproductions/ofar.md, Figs. 10 and 11), while
+    // ECM keeps it above PB. Three seeds: the depth of the jam varies with the permutation.
+    let at = |cm: &str, seed: u64| {
+        must_run(&[
+            "routing.algorithm=ofar",
+            &format!("routing.congestion={cm}"),
+            "router.injection_priority=transit-first",
+            "routing.busy_minimal=wait",
+            "routing.mml_commit=true",
+            "traffic.pattern=permutation",
+            "traffic.load=1.0",
+            &format!("simulation.seed={seed}"),
+            "simulation.warmup_cycles=5000",
+            "simulation.measure_cycles=5000",
+        ])
+        .accepted_load
+    };
+    let (mut none, mut ecm) = (0.0, 0.0);
+    for seed in 1..=3 {
+        let (n, e) = (at("none", seed), at("ecm", seed));
+        eprintln!("permutation, load 1.0, seed {seed}: plain {n:.3}, ECM {e:.3}");
+        assert!(e > 0.5, "seed {seed}: ECM {e:.3}");
+        none += n / 3.0;
+        ecm += e / 3.0;
+    }
+    assert!(
+        none < 0.75 * ecm,
+        "plain OFAR {none:.3} no longer jams (ECM {ecm:.3}): update the docs"
+    );
+}
