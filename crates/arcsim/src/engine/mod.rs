@@ -503,8 +503,8 @@ impl<R: Routing> Simulation<R> {
                 self.prefetch_event(*next);
             }
             if let Some(vc) = evs.get(k + SLOT_AHEAD).and_then(|e| e.vc()) {
-                let h = self.vc_home[vc as usize];
-                crate::prefetch::prefetch(&self.ports[self.gport(h >> 6, (h & 63) as usize)]);
+                let (router, port) = self.vc_owner(vc);
+                crate::prefetch::prefetch(&self.ports[self.gport(router, port)]);
                 if evs[k + SLOT_AHEAD].arrival().is_some() {
                     self.slots.prefetch_tail(&self.vcs[vc as usize].fifo);
                 }
@@ -555,6 +555,13 @@ impl<R: Routing> Simulation<R> {
     #[inline(always)]
     pub(crate) fn gport(&self, router: u32, port: usize) -> usize {
         self.net.port_base[router as usize] as usize + port
+    }
+
+    /// Router and local port of the port that owns global VC `vc`.
+    #[inline(always)]
+    pub(crate) fn vc_owner(&self, vc: u32) -> (u32, usize) {
+        let h = self.vc_home[vc as usize];
+        (h >> 6, (h & 63) as usize)
     }
 
     /// One stage of the prefetch for an injection at node `n`: 0 its port, 1 the port's VCs,

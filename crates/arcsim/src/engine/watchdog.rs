@@ -99,13 +99,11 @@ impl<R: Routing> Simulation<R> {
     /// What the head of VC `vc` waits for.
     fn blocked(&mut self, vc: usize) -> BlockedVc {
         let v = self.vcs[vc];
-        let gp = self.port_of_vc(vc);
-        let pin = self.ports[gp];
-        // The router owning global port gp (port_base is sorted; a cold path).
-        let r = self.net.port_base.partition_point(|&b| b as usize <= gp) - 1;
+        let (r, port) = self.vc_owner(vc as u32);
+        let r = r as usize;
         let base = self.net.port_base[r] as usize;
         let radix = self.net.port_base[r + 1] as usize - base;
-        let port = gp - base;
+        let pin = self.ports[base + port];
         let head = self.slots.front(&v.fifo).expect("non-empty");
         let mut cands = crate::routing::Candidates::default();
         let ports = &self.ports[base..base + radix];
@@ -146,10 +144,10 @@ impl<R: Routing> Simulation<R> {
         }
     }
 
-    /// The global port owning VC `vc` (from the table that unpacks events).
+    /// The global port owning VC `vc`.
     fn port_of_vc(&self, vc: usize) -> usize {
-        let h = self.vc_home[vc];
-        self.gport(h >> 6, (h & 63) as usize)
+        let (router, port) = self.vc_owner(vc as u32);
+        self.gport(router, port)
     }
 
     pub(crate) fn deadlock_report(&mut self) -> DeadlockReport {

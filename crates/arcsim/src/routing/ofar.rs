@@ -351,15 +351,16 @@ impl Routing for OfarRouting {
                 return; // a global port is only busy: wait for it.
             }
         }
-        // Available (section 3.2): idle, not granted to another input, with room.
+        // Available (section 3.2): with room, not granted to another input in this allocation,
+        // and idle; with `busy_minimal = "wait"` an output still sending an earlier packet
+        // counts as available too (the packet waits for it rather than misrouting).
         let min_room = ctx.has_room(min_port, lo as usize, hi as usize, len + reserve as u32);
-        if min_room && ctx.output_idle(min_port) {
-            out.push(min_cand);
-            return;
-        }
-        if min_room && self.wait_busy_minimal && ctx.taken & (1u64 << min_port) == 0 {
-            // Busy sending an earlier packet, not granted to another input in this
-            // allocation: still "available" in the reading of `routing.busy_minimal = "wait"`.
+        let min_available = if self.wait_busy_minimal {
+            ctx.taken & (1u64 << min_port) == 0
+        } else {
+            ctx.output_idle(min_port)
+        };
+        if min_room && min_available {
             out.push(min_cand);
             return;
         }
