@@ -491,3 +491,46 @@ fn ecm_keeps_ofar_up_under_a_permutation_at_full_load() {
         "plain OFAR {none:.3} no longer jams (ECM {ecm:.3}): update the docs"
     );
 }
+
+#[test]
+fn port_occupancy_keeps_plain_ofar_up_under_a_permutation_at_full_load() {
+    // The jam above comes from comparing the emptiest VC of each output: a port whose other
+    // VCs are full still looks empty, packets misroute into it, and local misroutes close
+    // cycles of full local buffers. Comparing whole ports (routing.occupancy = "port")
+    // keeps plain OFAR, without congestion management, at the level ECM reaches.
+    let at = |occupancy: &str, seed: u64| {
+        must_run(&[
+            "routing.algorithm=ofar",
+            &format!("routing.occupancy={occupancy}"),
+            "router.injection_priority=transit-first",
+            "routing.busy_minimal=wait",
+            "routing.mml_commit=true",
+            "traffic.pattern=permutation",
+            "traffic.load=1.0",
+            &format!("simulation.seed={seed}"),
+            "simulation.warmup_cycles=5000",
+            "simulation.measure_cycles=5000",
+        ])
+    };
+    for seed in 1..=3 {
+        let (vc, port) = (at("vc", seed), at("port", seed));
+        eprintln!(
+            "permutation, load 1.0, seed {seed}: vc {:.3}, port {:.3} ({:.1}% entered the escape ring)",
+            vc.accepted_load,
+            port.accepted_load,
+            100.0 * port.escape.entered_fraction
+        );
+        assert!(
+            port.accepted_load > 0.5,
+            "seed {seed}: {:.3}",
+            port.accepted_load
+        );
+        assert!(
+            port.accepted_load > 1.08 * vc.accepted_load,
+            "seed {seed}: port {:.3} vs vc {:.3}",
+            port.accepted_load,
+            vc.accepted_load
+        );
+        assert!(port.escape.entered_fraction < 0.25);
+    }
+}

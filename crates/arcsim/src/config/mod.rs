@@ -230,6 +230,18 @@ pub enum BusyMinimal {
     Wait,
 }
 
+/// OFAR: what "the occupancy of an output's queue" (seed 001, section 3.2: Q_min and
+/// Q_non-min) measures, given that an output has several VCs and any of them may be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum QueueOccupancy {
+    /// The least occupied canonical VC of the output (the one a shortest-queue VC selection
+    /// would use).
+    Vc,
+    /// All canonical VCs of the output together: phits held over their total capacity.
+    Port,
+}
+
 pub use crate::topology::escape::RingKind;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -275,6 +287,8 @@ pub struct RoutingConfig {
     pub mml_min_occupancy: f64,
     /// OFAR: misroute or wait when the minimal output is busy sending an earlier packet.
     pub busy_minimal: BusyMinimal,
+    /// OFAR: the occupancy Q that the misrouting threshold compares (one VC or the port).
+    pub occupancy: QueueOccupancy,
 }
 
 impl Default for RoutingConfig {
@@ -296,6 +310,7 @@ impl Default for RoutingConfig {
             mml_commit: false,
             mml_min_occupancy: 0.0,
             busy_minimal: BusyMinimal::Misroute,
+            occupancy: QueueOccupancy::Vc,
         }
     }
 }

@@ -177,6 +177,19 @@ impl RouteCtx<'_> {
             })
             .fold(1.0, f64::min)
     }
+    /// Occupancy (0..=1) of VCs `lo..=hi` of output `port` taken together: phits held (credit
+    /// view) over their total capacity.
+    pub fn port_occupancy_fraction(&self, port: usize, lo: usize, hi: usize) -> f64 {
+        let p = &self.ports[port];
+        let b = p.vc_base as usize;
+        let (mut held, mut cap) = (0u32, 0u32);
+        for v in lo..=hi.min(p.vc_count as usize - 1) {
+            let c = &self.vcs[b + v].credit;
+            held += c.occupancy(self.now);
+            cap += c.capacity as u32;
+        }
+        held as f64 / cap.max(1) as f64
+    }
     /// Fill (0..=1) of this router's input buffer `vc` of input `port`, in packets held.
     pub fn input_fill(&self, port: usize, vc: usize) -> f64 {
         let f = &self.vcs[self.ports[port].vc_base as usize + vc].fifo;

@@ -4,7 +4,8 @@
 //! available (idle, not granted to another input this cycle, room for the packet); otherwise a
 //! random non-minimal output that is available and whose occupancy is below
 //! `threshold * Q_min` (Q_min: occupancy of the least occupied VC of the minimal output, as a
-//! shortest-queue VC selection would use); then, only when the minimal output has no room,
+//! shortest-queue VC selection would use, or with `routing.occupancy = "port"` of all its
+//! canonical VCs together); then, only when the minimal output has no room,
 //! the escape subnetwork. Packets leave the escape network as soon as a canonical output is
 //! available, since the same precedence applies wherever the packet is.
 //!
@@ -42,7 +43,7 @@
 
 use super::min::{ejection, minimal_hop};
 use super::{Candidate, Candidates, HopKind, RouteCtx, Routing};
-use crate::config::{BusyMinimal, CongestionKind, EscapeKind, RoutingConfig};
+use crate::config::{BusyMinimal, CongestionKind, EscapeKind, QueueOccupancy, RoutingConfig};
 use crate::engine::packet::Packet;
 use crate::topology::escape::{self, Ring, Tree};
 use crate::topology::{Dragonfly, PortClass, Topology};
@@ -90,6 +91,8 @@ pub struct OfarRouting {
     mml_min_occupancy: f64,
     /// A busy (but not newly granted) minimal output with room is waited for.
     wait_busy_minimal: bool,
+    /// Q is the occupancy of the whole output (all canonical VCs), not of its emptiest VC.
+    port_occupancy: bool,
     name: &'static str,
 }
 
@@ -180,6 +183,7 @@ impl OfarRouting {
             mml_committed: cfg.mml_commit,
             mml_min_occupancy: cfg.mml_min_occupancy,
             wait_busy_minimal: cfg.busy_minimal == BusyMinimal::Wait,
+            port_occupancy: cfg.occupancy == QueueOccupancy::Port,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
         })
     }
@@ -222,6 +226,16 @@ impl OfarRouting {
             kind: HopKind::NonMinimal,
             tag,
             reserve,
+        }
+    }
+
+    /// Q of output `port` over its canonical VCs `lo..=hi` (`routing.occupancy`).
+    #[inline]
+    fn occupancy(&self, ctx: &RouteCtx, port: usize, lo: u8, hi: u8) -> f64 {
+        if self.port_occupancy {
+            ctx.port_occupancy_fraction(port, lo as usize, hi as usize)
+        } else {
+            ctx.occupancy_fraction(port, lo as usize, hi as usize)
         }
     }
 
@@ -365,7 +379,7 @@ impl Routing for OfarRouting {
             return;
         }
         // The minimal output is unavailable: look for a non-minimal one.
-        let q_min = ctx.occupancy_fraction(min_port, lo as usize, hi as usize);
+        let q_min = self.occupancy(ctx, min_port, lo, hi);
         let th = self.threshold * q_min;
         let (cg, sg, dg) = (
             df.group_of(cur),
@@ -399,7 +413,7 @@ impl Routing for OfarRouting {
                 plo as usize,
                 phi as usize,
                 len + reserve_for(p >= gp0) as u32,
-            ) && ctx.occupancy_fraction(p, plo as usize, phi as usize) < th
+            ) && self.occupancy(ctx, p, plo, phi) < th
         }) {
             out.push(self.nonminimal(p, tag, reserve_for(p >= gp0)));
             return;
