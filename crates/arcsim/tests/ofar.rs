@@ -426,11 +426,11 @@ fn waiting_for_a_busy_minimal_output_keeps_uniform_misrouting_low() {
 
 #[test]
 fn ofar_consumes_bursts_faster_than_pb_with_the_experiment_settings() {
-    // Seed 001 Fig. 8 with the settings of experiments/ofar (equal injection priority,
+    // Seed 001 Fig. 8 with the settings of experiments/ofar (transit-first injection,
     // busy_minimal = "wait", committed MM+L hop, port occupancy): OFAR consumes bursts in
     // clearly less time than PB (paper: 0.431-0.815 of PB's time). h = 3, 100 packets per node.
     let settings = [
-        "router.injection_priority=equal",
+        "router.injection_priority=transit-first",
         "routing.busy_minimal=wait",
         "routing.mml_commit=true",
         "routing.occupancy=port",
