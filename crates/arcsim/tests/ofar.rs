@@ -459,25 +459,30 @@ fn ofar_consumes_bursts_faster_than_pb_with_the_experiment_settings() {
     }
 }
 
+/// Plain OFAR with the settings of experiments/ofar but the given extra keys, under a random
+/// permutation at full load (h = 3, 5,000 + 5,000 cycles).
+fn permutation_at_full_load(seed: u64, extra: &str) -> RunResult {
+    must_run(&[
+        "routing.algorithm=ofar",
+        extra,
+        "router.injection_priority=transit-first",
+        "routing.busy_minimal=wait",
+        "routing.mml_commit=true",
+        "traffic.pattern=permutation",
+        "traffic.load=1.0",
+        &format!("simulation.seed={seed}"),
+        "simulation.warmup_cycles=5000",
+        "simulation.measure_cycles=5000",
+    ])
+}
+
 #[test]
 fn ecm_keeps_ofar_up_under_a_permutation_at_full_load() {
-    // With the experiment settings, plain OFAR jams past saturation under traffic whose flows
-    // persist (a random permutation here; docs/reproductions/ofar.md, Figs. 10 and 11), while
+    // With the earlier experiment settings (Q per VC, the default), plain OFAR jams past
+    // saturation under traffic whose flows persist (a random permutation here; docs/reproductions/ofar.md, Figs. 10 and 11), while
     // ECM keeps it above PB. Three seeds: the depth of the jam varies with the permutation.
     let at = |cm: &str, seed: u64| {
-        must_run(&[
-            "routing.algorithm=ofar",
-            &format!("routing.congestion={cm}"),
-            "router.injection_priority=transit-first",
-            "routing.busy_minimal=wait",
-            "routing.mml_commit=true",
-            "traffic.pattern=permutation",
-            "traffic.load=1.0",
-            &format!("simulation.seed={seed}"),
-            "simulation.warmup_cycles=5000",
-            "simulation.measure_cycles=5000",
-        ])
-        .accepted_load
+        permutation_at_full_load(seed, &format!("routing.congestion={cm}")).accepted_load
     };
     let (mut none, mut ecm) = (0.0, 0.0);
     for seed in 1..=3 {
@@ -500,18 +505,7 @@ fn port_occupancy_keeps_plain_ofar_up_under_a_permutation_at_full_load() {
     // cycles of full local buffers. Comparing whole ports (routing.occupancy = "port")
     // keeps plain OFAR, without congestion management, at the level ECM reaches.
     let at = |occupancy: &str, seed: u64| {
-        must_run(&[
-            "routing.algorithm=ofar",
-            &format!("routing.occupancy={occupancy}"),
-            "router.injection_priority=transit-first",
-            "routing.busy_minimal=wait",
-            "routing.mml_commit=true",
-            "traffic.pattern=permutation",
-            "traffic.load=1.0",
-            &format!("simulation.seed={seed}"),
-            "simulation.warmup_cycles=5000",
-            "simulation.measure_cycles=5000",
-        ])
+        permutation_at_full_load(seed, &format!("routing.occupancy={occupancy}"))
     };
     for seed in 1..=3 {
         let (vc, port) = (at("vc", seed), at("port", seed));
