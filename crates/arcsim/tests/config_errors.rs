@@ -276,6 +276,17 @@ fn unknown_routing_name() {
         "traffic.pattern",
         &["`tornado`", "`uniform`", "`adv-global`"],
     );
+    // OFAR's readings of section 3.2 name what they accept too.
+    expect_field(
+        check_sets(&["routing.occupancy=queue"]),
+        "routing.occupancy",
+        &["`queue`", "`vc`", "`port`"],
+    );
+    expect_field(
+        check_sets(&["routing.busy_minimal=yes"]),
+        "routing.busy_minimal",
+        &["`yes`", "`misroute`", "`wait`"],
+    );
 }
 
 #[test]
