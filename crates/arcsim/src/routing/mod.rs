@@ -157,37 +157,38 @@ impl RouteCtx<'_> {
     /// not).
     #[inline]
     pub fn has_room(&self, port: usize, lo: usize, hi: usize, need: u32) -> bool {
+        self.ports[port].class == PortClass::Terminal
+            || self
+                .credit_views(port, lo, hi)
+                .any(|c| c.credits(self.now) >= need)
+    }
+    /// This router's credit views of VCs `lo..=hi` of output `port` (clamped to its VCs).
+    #[inline]
+    fn credit_views(
+        &self,
+        port: usize,
+        lo: usize,
+        hi: usize,
+    ) -> impl Iterator<Item = &crate::router::buffers::OutVc> {
         let p = &self.ports[port];
-        if p.class == PortClass::Terminal {
-            return true;
-        }
         let b = p.vc_base as usize;
-        (lo..=hi.min(p.vc_count as usize - 1))
-            .any(|v| self.vcs[b + v].credit.credits(self.now) >= need)
+        (lo..=hi.min(p.vc_count as usize - 1)).map(move |v| &self.vcs[b + v].credit)
     }
     /// Occupancy (0..=1) of the least occupied VC in `lo..=hi` of output `port`, as seen
     /// through credits: the queue a shortest-queue VC selection would use.
     pub fn occupancy_fraction(&self, port: usize, lo: usize, hi: usize) -> f64 {
-        let p = &self.ports[port];
-        let b = p.vc_base as usize;
-        (lo..=hi.min(p.vc_count as usize - 1))
-            .map(|v| {
-                let c = &self.vcs[b + v].credit;
-                c.occupancy(self.now) as f64 / c.capacity.max(1) as f64
-            })
+        self.credit_views(port, lo, hi)
+            .map(|c| c.occupancy(self.now) as f64 / c.capacity.max(1) as f64)
             .fold(1.0, f64::min)
     }
     /// Occupancy (0..=1) of VCs `lo..=hi` of output `port` taken together: phits held (credit
     /// view) over their total capacity.
     pub fn port_occupancy_fraction(&self, port: usize, lo: usize, hi: usize) -> f64 {
-        let p = &self.ports[port];
-        let b = p.vc_base as usize;
-        let (mut held, mut cap) = (0u32, 0u32);
-        for v in lo..=hi.min(p.vc_count as usize - 1) {
-            let c = &self.vcs[b + v].credit;
-            held += c.occupancy(self.now);
-            cap += c.capacity as u32;
-        }
+        let (held, cap) = self
+            .credit_views(port, lo, hi)
+            .fold((0u32, 0u32), |(h, c), v| {
+                (h + v.occupancy(self.now), c + v.capacity as u32)
+            });
         held as f64 / cap.max(1) as f64
     }
     /// Fill (0..=1) of this router's input buffer `vc` of input `port`, in packets held.
