@@ -242,7 +242,7 @@ pub enum QueueOccupancy {
     Port,
 }
 
-pub use crate::topology::escape::RingKind;
+pub use crate::topology::escape::{RingDirection, RingKind};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -266,6 +266,8 @@ pub struct RoutingConfig {
     /// OFAR with escape = "ring": the rings, one extra VC each; a packet is assigned one at
     /// random when generated.
     pub rings: Vec<RingKind>,
+    /// OFAR with escape = "ring": the direction packets travel every ring.
+    pub ring_direction: RingDirection,
     /// OFAR with escape = "tree": the root router.
     pub tree_root: usize,
     /// OFAR: injection restriction.
@@ -302,6 +304,7 @@ impl Default for RoutingConfig {
             misroute_threshold: 0.9,
             escape: EscapeKind::Ring,
             rings: vec![RingKind::A],
+            ring_direction: RingDirection::Ascending,
             tree_root: 0,
             congestion: CongestionKind::None,
             bcm_bubble: 2,
@@ -398,7 +401,7 @@ impl RoutingConfig {
                             format!("ring {k:?} is listed twice"),
                         ));
                     }
-                    crate::topology::escape::ring(&df, *k)
+                    crate::topology::escape::ring(&df, *k, self.ring_direction)
                         .map_err(|m| field_err("routing.rings", m))?;
                 }
             }

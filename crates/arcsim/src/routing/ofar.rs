@@ -110,7 +110,7 @@ impl OfarRouting {
             EscapeKind::Ring => Escape::Rings(
                 cfg.rings
                     .iter()
-                    .map(|&k| escape::ring(&df, k))
+                    .map(|&k| escape::ring(&df, k, cfg.ring_direction))
                     .collect::<Result<_, _>>()?,
             ),
             EscapeKind::Tree => Escape::Tree(escape::tree(&df, cfg.tree_root)?),

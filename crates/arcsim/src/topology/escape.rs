@@ -18,6 +18,18 @@ pub enum RingKind {
     C,
 }
 
+/// Direction in which packets travel a ring. Seed 001 describes each ring by its links only
+/// (ring A: "router i is connected to routers i ± 1"), so either direction is the paper's ring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RingDirection {
+    /// Local hops by +step inside a group (ring A: R_0 -> R_1 -> ... -> R_{a-1}), then the
+    /// global hop to the next group's R_in (ring A: group j + 1).
+    Ascending,
+    /// The same links the other way (ring A: R_{a-1} -> ... -> R_0 -> R_{a-1} of group j - 1).
+    Descending,
+}
+
 /// A unidirectional Hamiltonian ring: `next_port[r]` is the output port of router r that
 /// leads to its successor.
 #[derive(Debug, Clone)]
@@ -93,7 +105,10 @@ fn gcd(a: usize, b: usize) -> usize {
 /// link to R_in of another group: for A the group j+1 (the link R_{a-1}(j) - R_0(j+1)); for B
 /// and C the link of R_out whose far end is R_in (the paper's group j + h^2/2 + 2 for even
 /// h), chosen so that the group step is coprime with g and the ring is Hamiltonian.
-pub fn ring(df: &Dragonfly, kind: RingKind) -> Result<Ring, String> {
+///
+/// `Descending` travels the same ring backwards: every channel is the reverse of an
+/// ascending one, so rings that are channel-disjoint in one direction are in the other.
+pub fn ring(df: &Dragonfly, kind: RingKind, direction: RingDirection) -> Result<Ring, String> {
     check_palm(df, &format!("escape ring {kind:?}"))?;
     let (r_in, step) = ring_params(df, kind)?;
     let a = df.a;
@@ -135,8 +150,17 @@ pub fn ring(df: &Dragonfly, kind: RingKind) -> Result<Ring, String> {
         })?;
         next_port[j * a + r_out] = port as u16;
     }
-    // Ring order from router 0.
     let net = super::Topology::network(df);
+    if direction == RingDirection::Descending {
+        // Each router's successor now leads back to it, over the far end of the same link.
+        let mut back = vec![u16::MAX; df.num_routers()];
+        for (r, &port) in next_port.iter().enumerate() {
+            let info = net.port(r, port as usize);
+            back[info.peer as usize] = info.peer_port;
+        }
+        next_port = back;
+    }
+    // Ring order from router 0.
     let mut r = 0usize;
     for _ in 0..df.num_routers() {
         order.push(r as u32);
@@ -331,7 +355,9 @@ mod tests {
 
     #[test]
     fn rings_are_hamiltonian_and_pairwise_edge_disjoint() {
-        for h in 2..=8 {
+        for (h, dir) in (2..=8)
+            .flat_map(|h| [RingDirection::Ascending, RingDirection::Descending].map(|d| (h, d)))
+        {
             let df = balanced(h);
             let mut sets = Vec::new();
             for kind in [RingKind::A, RingKind::B, RingKind::C] {
@@ -340,7 +366,7 @@ mod tests {
                     RingKind::B => (h % 2 == 0 && h > 2) || (h % 2 == 1 && h > 3),
                     RingKind::C => h % 2 == 1 && h > 3,
                 };
-                match ring(&df, kind) {
+                match ring(&df, kind, dir) {
                     Ok(r) => {
                         assert!(exists, "ring {kind:?} should not exist for h={h}");
                         sets.push((kind, ring_links(&df, &r)));
@@ -368,10 +394,34 @@ mod tests {
     }
 
     #[test]
+    fn a_descending_ring_is_the_ascending_one_reversed() {
+        for h in [3, 4, 6] {
+            let df = balanced(h);
+            let net = df.network();
+            let up = ring(&df, RingKind::A, RingDirection::Ascending).unwrap();
+            let down = ring(&df, RingKind::A, RingDirection::Descending).unwrap();
+            for r in 0..df.num_routers() {
+                let next = net.port(r, up.next_port[r] as usize);
+                let back = net.port(
+                    next.peer as usize,
+                    down.next_port[next.peer as usize] as usize,
+                );
+                assert_eq!(back.peer as usize, r, "h={h}: router {r}");
+                assert_eq!(back.peer_port, up.next_port[r], "h={h}: same link back");
+            }
+            // Ring A descending walks R_{a-1} -> ... -> R_0 inside a group.
+            assert_eq!(
+                down.next_port[df.a - 1] as usize,
+                df.local_port(df.a - 1, df.a - 2)
+            );
+        }
+    }
+
+    #[test]
     fn ring_b_matches_the_paper_for_h6() {
         // Seed 001 5.8: R_in = 3, R_out = 8, step 7, group j -> j + 20 (G = 73).
         let df = balanced(6);
-        let r = ring(&df, RingKind::B).unwrap();
+        let r = ring(&df, RingKind::B, RingDirection::Ascending).unwrap();
         assert_eq!(r.next_port[3] as usize, df.local_port(3, 10));
         let net = df.network();
         let out = net.port(8, r.next_port[8] as usize);
