@@ -529,3 +529,41 @@ fn port_occupancy_keeps_plain_ofar_up_under_a_permutation_at_full_load() {
         assert!(port.escape.entered_fraction < 0.25);
     }
 }
+
+#[test]
+fn a_descending_ring_holds_ofar_l_to_one_over_h_under_advg_h() {
+    // Seed 001 Fig. 6f: OFAR-L, without local misrouting, is limited to about 1/h under
+    // ADVG+h by one local channel per intermediate group (R_k -> R_{k-1} here). A descending
+    // ring A shares that channel; an ascending one (R_k -> R_{k+1}) leads around it, and
+    // packets diverted to the ring reach the exit router over other local links, so OFAR-L
+    // goes above 1/h. h = 4 (1/h = 0.25), the settings of experiments/ofar.
+    let h = 4.0;
+    let at = |direction: &str| {
+        let sets = [
+            "topology.p=4",
+            "topology.a=8",
+            "topology.h=4",
+            "routing.algorithm=ofar-l",
+            "router.injection_priority=transit-first",
+            "routing.busy_minimal=wait",
+            "routing.mml_commit=true",
+            "routing.occupancy=port",
+            "traffic.pattern=adv-global",
+            "traffic.offset=4",
+            "traffic.load=0.5",
+            "simulation.warmup_cycles=3000",
+            "simulation.measure_cycles=4000",
+        ];
+        let mut sets = sets.to_vec();
+        let d = format!("routing.ring_direction={direction}");
+        sets.push(&d);
+        arcsim::run(&config(&sets))
+            .unwrap_or_else(|e| panic!("{direction}: {e}"))
+            .accepted_load
+    };
+    let (up, down) = (at("ascending"), at("descending"));
+    eprintln!("OFAR-L, ADVG+4, load 0.5: ascending ring {up:.3}, descending {down:.3}");
+    assert!(down <= 1.0 / h, "descending: {down:.3} above 1/h");
+    assert!(down > 0.7 / h, "descending: {down:.3} far below 1/h");
+    assert!(up > 1.1 / h, "ascending: {up:.3} no longer above 1/h");
+}
