@@ -287,6 +287,11 @@ fn unknown_routing_name() {
         "routing.busy_minimal",
         &["`yes`", "`misroute`", "`wait`"],
     );
+    expect_field(
+        check_sets(&["routing.ring_direction=clockwise"]),
+        "routing.ring_direction",
+        &["`clockwise`", "`ascending`", "`descending`"],
+    );
 }
 
 #[test]
