@@ -19,8 +19,11 @@ pub struct Dragonfly {
     pub local_latency: u32,
     pub global_latency: u32,
     pub terminal_latency: u32,
-    /// `exit_port[r * g + t]`: the port router r takes towards group t (≠ its own) on the
-    /// minimal path. Precomputed because routing asks for it at every hop.
+    /// `exit_port[i * a*h + l]`: the port router index i of any group takes towards global
+    /// link `l` of its group (a global port of its own, or the local port to the router that
+    /// holds it). Routing asks for it at every hop; indexed by link rather than by (router,
+    /// target group) it is a*a*h bytes (864 at h = 6) instead of routers*g (64 KiB), and
+    /// stays in the L1 cache.
     exit_port: std::sync::Arc<[u8]>,
     /// Group and index of every router (avoids a division per routing decision).
     router_group: std::sync::Arc<[u32]>,
@@ -42,12 +45,12 @@ impl Dragonfly {
             router_group: std::sync::Arc::from(Vec::new()),
         };
         d.router_group = (0..d.num_routers()).map(|r| (r / d.a) as u32).collect();
-        let mut table = vec![u8::MAX; d.num_routers() * d.g];
-        for r in 0..d.num_routers() {
-            let (cg, ci) = (d.group_of(r), d.index_in_group(r));
-            for t in (0..d.g).filter(|&t| t != cg) {
-                let (ri, port) = d.global_link_port(d.global_link_to(cg, t));
-                table[r * d.g + t] = if ri == ci { port } else { d.local_port(ci, ri) } as u8;
+        let links = d.a * d.h;
+        let mut table = vec![u8::MAX; d.a * links];
+        for ci in 0..d.a {
+            for l in 0..links {
+                let (ri, port) = d.global_link_port(l);
+                table[ci * links + l] = if ri == ci { port } else { d.local_port(ci, ri) } as u8;
             }
         }
         d.exit_port = std::sync::Arc::from(table);
@@ -57,7 +60,8 @@ impl Dragonfly {
     /// Port of router `router` on the minimal path towards group `target` (≠ its group).
     #[inline]
     pub fn exit_port(&self, router: usize, target: usize) -> usize {
-        self.exit_port[router * self.g + target] as usize
+        let (cg, ci) = (self.group_of(router), self.index_in_group(router));
+        self.exit_port[ci * self.a * self.h + self.global_link_to(cg, target)] as usize
     }
 
     pub fn num_routers(&self) -> usize {
@@ -142,7 +146,15 @@ impl Dragonfly {
     pub fn global_link_to(&self, group: usize, target: usize) -> usize {
         debug_assert_ne!(group, target);
         match self.arrangement {
-            GlobalArrangement::PalmTree => (group + self.g - target - 1) % self.g,
+            GlobalArrangement::PalmTree => {
+                // (group - target - 1) mod g without a division: both are below g.
+                let l = group + self.g - target - 1;
+                if l >= self.g {
+                    l - self.g
+                } else {
+                    l
+                }
+            }
             GlobalArrangement::Consecutive => {
                 if target < group {
                     target
