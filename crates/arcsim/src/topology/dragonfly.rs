@@ -293,6 +293,35 @@ mod tests {
     }
 
     #[test]
+    fn exit_port_leads_to_the_target_group_in_at_most_two_hops() {
+        // Every router reaches every other group by its exit port: a global port straight
+        // there, or a local port to the router of its group that has one.
+        for arr in [GlobalArrangement::PalmTree, GlobalArrangement::Consecutive] {
+            for (p, a, h, g) in [(2, 4, 2, 0), (3, 6, 3, 0), (3, 6, 3, 10), (2, 4, 2, 5)] {
+                let d = df(p, a, h, g, arr);
+                let net = d.network();
+                for r in 0..d.num_routers() {
+                    for t in (0..d.g).filter(|&t| t != d.group_of(r)) {
+                        let mut at = r;
+                        for _ in 0..2 {
+                            if d.group_of(at) == t {
+                                break;
+                            }
+                            at = net.port(at, d.exit_port(at, t)).peer as usize;
+                        }
+                        assert_eq!(
+                            d.group_of(at),
+                            t,
+                            "{arr:?} g={} router {r} -> group {t}",
+                            d.g
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn palm_tree_matches_ring_a_assumption() {
         // Seed 001 3.3.2: R_0 of group j is linked to R_{a-1} of group j-1.
         let d = df(6, 12, 6, 0, GlobalArrangement::PalmTree);
