@@ -460,13 +460,13 @@ impl<R: Routing> Simulation<R> {
         let dst = self.pattern.destination(n, &mut self.rng);
         let id = self.pool.alloc(Packet {
             src: n as u32,
-            dst: dst as u32,
             dst_router: self.net.attach[dst].0,
-            gen_time: self.now,
+            dst_port: self.net.attach[dst].1 as u8,
+            // Times fit in u32 (simulation.max_cycles and the windows are validated).
+            gen_time: self.now as u32,
             inject_time: NO_TIME,
             len: self.pkt_len,
             hops: 0,
-            local_hops: 0,
             global_hops: 0,
             escape_hops: 0,
             escape_entries: 0,
@@ -750,7 +750,7 @@ impl<R: Routing> Simulation<R> {
         po.sent = po.sent.wrapping_add(len as u32);
         self.last_move = now;
         if pin.class == PortClass::Terminal {
-            self.pool.get_mut(id).inject_time = now;
+            self.pool.get_mut(id).inject_time = now as u32;
             self.collector.on_inject(now, r);
             let node = pin.peer_router as usize;
             if self.burst_left[node] > 0 && self.try_generate(node) {
@@ -791,8 +791,6 @@ impl<R: Routing> Simulation<R> {
                 }
                 if class == PortClass::Global {
                     p.global_hops += 1;
-                } else {
-                    p.local_hops += 1;
                 }
                 self.packet_hops += 1;
                 self.wheel.schedule(

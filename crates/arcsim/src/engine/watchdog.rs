@@ -105,6 +105,12 @@ impl<R: Routing> Simulation<R> {
         let radix = self.net.port_base[r + 1] as usize - base;
         let pin = self.ports[base + port];
         let head = self.slots.front(&v.fifo).expect("non-empty");
+        // Terminal ports keep their node's id: the destination node of the head packet.
+        let dst = {
+            let p = self.pool.get(head);
+            self.ports[self.net.port_base[p.dst_router as usize] as usize + p.dst_port as usize]
+                .peer_router
+        };
         let mut cands = crate::routing::Candidates::default();
         let ports = &self.ports[base..base + radix];
         let mut ctx = RouteCtx {
@@ -119,7 +125,6 @@ impl<R: Routing> Simulation<R> {
             rng: &mut self.rng,
         };
         let pkt = self.pool.get_mut(head);
-        let dst = pkt.dst;
         self.routing.route(&mut ctx, pkt, &mut cands);
         let wants = cands
             .as_slice()

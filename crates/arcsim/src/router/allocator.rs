@@ -208,7 +208,7 @@ impl<R: Routing> Simulation<R> {
             let head = self.slots.front(&f).expect("non-empty FIFO");
             let pkt = self.pool.get_mut(head);
             let len = pkt.len as u32;
-            let age = pkt.gen_time;
+            let age = pkt.gen_time as u64;
             self.cands.clear();
             let ports = &self.ports[base..base + radix];
             let mut ctx = RouteCtx {

@@ -44,9 +44,9 @@ pub fn minimal_distance(df: &Dragonfly, from: usize, to: usize) -> usize {
 
 /// Candidate for the ejection port when `pkt` is at its destination router.
 #[inline]
-pub fn ejection(df: &Dragonfly, pkt: &Packet) -> Candidate {
+pub fn ejection(pkt: &Packet) -> Candidate {
     Candidate {
-        port: (pkt.dst as usize % df.p) as u16,
+        port: pkt.dst_port as u16,
         vc_lo: 0,
         vc_hi: 0,
         kind: HopKind::Minimal,
@@ -96,7 +96,7 @@ impl Routing for MinRouting {
     fn route(&self, ctx: &mut RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
         let dst_router = pkt.dst_router as usize;
         if ctx.router == dst_router {
-            out.push(ejection(&self.df, pkt));
+            out.push(ejection(pkt));
             return;
         }
         // Positions: l1 = 0, g1 = 0, l2 = 1 (local position = global hops taken).

@@ -313,7 +313,7 @@ impl Routing for OfarRouting {
         }
         let (cur, dst) = (ctx.router, pkt.dst_router as usize);
         if cur == dst {
-            out.push(ejection(df, pkt));
+            out.push(ejection(pkt));
             return;
         }
         let len = pkt.len as u32;

@@ -109,7 +109,7 @@ impl ValRouting {
             return;
         }
         if ctx.router == dst_router {
-            out.push(ejection(df, pkt));
+            out.push(ejection(pkt));
             return;
         }
         // Phase 1 positions: local 1 before the second global hop, 2 after; global 1.
@@ -182,7 +182,7 @@ impl Routing for ValAnyRouting {
             (pkt.route.inter as usize, HopKind::NonMinimal)
         } else {
             if ctx.router == dst_router {
-                out.push(ejection(df, pkt));
+                out.push(ejection(pkt));
                 return;
             }
             (dst_router, HopKind::Minimal)

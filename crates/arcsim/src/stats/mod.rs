@@ -127,8 +127,8 @@ impl Collector {
     #[inline]
     pub fn on_deliver(&mut self, tail: u64, p: &Packet, dst_router: usize) {
         let (gen, inject, len, hops, misrouted) = (
-            p.gen_time,
-            p.inject_time,
+            p.gen_time as u64,
+            p.inject_time as u64,
             p.len as u64,
             p.hops as usize,
             p.misrouted,
