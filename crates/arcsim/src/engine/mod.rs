@@ -10,7 +10,7 @@
 //!
 //! The loop is bound by memory latency, not arithmetic: a cycle of the 5,256-node network
 //! touches several megabytes of port, VC, FIFO and packet records in an order set by the
-//! traffic. Port and VC records are half a cache line each (packets one line), and the loop
+//! traffic. Port, VC and packet records are half a cache line each, and the loop
 //! prefetches what it will need a few steps ahead (event targets down the current bucket, the
 //! records of the next routers to be allocated, the injection ports of the next nodes to
 //! generate), so that many misses are in flight at once ([`crate::prefetch`]).
