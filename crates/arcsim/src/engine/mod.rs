@@ -191,11 +191,11 @@ pub struct Simulation<R: Routing> {
     pub(crate) active: Vec<u64>,
     /// Scratch: the routers allocated this cycle.
     active_list: Vec<u32>,
-    /// LRS stamps of (output, input) pairs: router r uses `lrs_base[r] + out * radix + in`.
+    /// LRS order of every output: router r's output `out` keeps its inputs from least to most
+    /// recently served in `out_lrs[lrs_base[r] + out * radix ..][..radix]`. The same choice as
+    /// last-grant stamps (never-served inputs first, by index), in a quarter of the bytes.
     pub(crate) lrs_base: Vec<u32>,
-    /// 32-bit stamps: radix^2 per router is the largest table (h = 16: 63^2 per router); the
-    /// order would only be disturbed once, after 2^32 cycles.
-    pub(crate) out_lrs: Vec<u32>,
+    pub(crate) out_lrs: Vec<u8>,
     /// Output arbitration serves transit packets before injections (router.injection_priority).
     pub(crate) transit_first: bool,
     /// Per router: its terminal (injection) input ports.
@@ -337,10 +337,12 @@ impl<R: Routing> Simulation<R> {
             })
             .collect();
         let mut lrs_base = Vec::with_capacity(net.num_routers());
-        let mut lrs_len = 0usize;
+        let mut out_lrs = Vec::new();
         for r in 0..net.num_routers() {
-            lrs_base.push(lrs_len as u32);
-            lrs_len += net.radix(r) * net.radix(r);
+            lrs_base.push(out_lrs.len() as u32);
+            for _ in 0..net.radix(r) {
+                out_lrs.extend(0..net.radix(r) as u8);
+            }
         }
         let max_lat = net.ports.iter().map(|p| p.latency).max().unwrap_or(1) as u64;
         let mut rng = Rng::new(cfg.simulation.seed);
@@ -375,7 +377,7 @@ impl<R: Routing> Simulation<R> {
             active: vec![0; routers.div_ceil(64)],
             active_list: Vec::with_capacity(routers),
             lrs_base,
-            out_lrs: vec![0; lrs_len],
+            out_lrs,
             transit_first: rc.injection_priority == crate::config::InjectionPriority::TransitFirst,
             terminal_inputs,
             wheel: TimeWheel::new(max_lat + len as u64 + 2),

@@ -7,7 +7,7 @@
 //! Losers retry in the next iteration against the outputs still free. The routing is asked
 //! again at each iteration, so in-transit adaptive routing sees the current credits.
 
-use super::arbiter::{pick_min_key, pick_round_robin};
+use super::arbiter::{pick_lrs, pick_min_key, pick_round_robin};
 use crate::config::{ArbiterKind, VcSelection};
 use crate::engine::events::Event;
 use crate::engine::Simulation;
@@ -133,10 +133,7 @@ impl<R: Routing> Simulation<R> {
                 }
                 let lb = self.lrs_base[r] as usize + o * radix;
                 let winner = match self.arbiter {
-                    ArbiterKind::Lrs => {
-                        let stamps = &self.out_lrs[lb..lb + radix];
-                        pick_min_key(mask, |i| stamps[i] as u64)
-                    }
+                    ArbiterKind::Lrs => pick_lrs(&mut self.out_lrs[lb..lb + radix], mask),
                     ArbiterKind::Age => {
                         let reqs = &self.req_scratch;
                         pick_min_key(mask, |i| reqs[i].age)
@@ -146,7 +143,6 @@ impl<R: Routing> Simulation<R> {
                     }
                 };
                 let req = self.req_scratch[winner];
-                self.out_lrs[lb + winner] = (now + 1) as u32;
                 self.ports[base + o].rr_out = if winner + 1 == radix {
                     0
                 } else {

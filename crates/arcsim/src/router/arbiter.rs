@@ -23,6 +23,23 @@ pub fn pick_min_key(mask: u64, key: impl Fn(usize) -> u64) -> usize {
     best
 }
 
+/// Least recently served, kept as an order: `order` lists the inputs from least to most
+/// recently served (initially by index). Picks the first requester in `mask` and moves it to
+/// the back. The same choice as [`pick_min_key`] over last-grant stamps (never-served inputs
+/// tie at stamp 0 and go by index), from one byte per input instead of a 4-byte stamp.
+#[inline]
+pub fn pick_lrs(order: &mut [u8], mask: u64) -> usize {
+    let k = order
+        .iter()
+        .position(|&i| mask & (1u64 << i) != 0)
+        .expect("an output arbitrates only among requesters");
+    let w = order[k];
+    order.copy_within(k + 1.., k);
+    let last = order.len() - 1;
+    order[last] = w;
+    w as usize
+}
+
 /// Round-robin: the first set bit at or after `pointer`, wrapping around.
 #[inline]
 pub fn pick_round_robin(mask: u64, pointer: usize) -> usize {
@@ -52,6 +69,32 @@ mod tests {
         assert_eq!(pick_round_robin(0b1010, 0), 1);
         assert_eq!(pick_round_robin(0b1010, 2), 3);
         assert_eq!(pick_round_robin(0b1010, 4), 1);
+    }
+
+    #[test]
+    fn lrs_order_chooses_as_last_grant_stamps_do() {
+        // Random requester sets over 23 inputs: the order list and the stamps (cycle + 1 of
+        // the last grant, ties by index) pick the same winner every time.
+        let mut rng = crate::rng::Rng::new(7);
+        let n = 23;
+        let mut order: Vec<u8> = (0..n as u8).collect();
+        let mut stamps = vec![0u64; n];
+        for cycle in 0..20_000u64 {
+            // Mostly one to three requesters, sometimes many.
+            let mut mask = 0u64;
+            let k = if rng.below(10) == 0 {
+                12
+            } else {
+                1 + rng.below(3)
+            };
+            for _ in 0..k {
+                mask |= 1u64 << rng.below(n as u64);
+            }
+            let by_stamp = pick_min_key(mask, |i| stamps[i]);
+            let by_order = pick_lrs(&mut order, mask);
+            assert_eq!(by_order, by_stamp, "cycle {cycle}, mask {mask:#x}");
+            stamps[by_stamp] = cycle + 1;
+        }
     }
 
     #[test]
