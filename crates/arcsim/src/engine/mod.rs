@@ -460,10 +460,11 @@ impl<R: Routing> Simulation<R> {
             return false;
         };
         let dst = self.pattern.destination(n, &mut self.rng);
+        let (dst_router, dst_port) = self.net.attach[dst];
         let id = self.pool.alloc(Packet {
             src: n as u32,
-            dst_router: self.net.attach[dst].0,
-            dst_port: self.net.attach[dst].1 as u8,
+            dst_router,
+            dst_port: dst_port as u8,
             // Times fit in u32 (simulation.max_cycles and the windows are validated).
             gen_time: self.now as u32,
             inject_time: NO_TIME,

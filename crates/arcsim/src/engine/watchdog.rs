@@ -105,11 +105,12 @@ impl<R: Routing> Simulation<R> {
         let radix = self.net.port_base[r + 1] as usize - base;
         let pin = self.ports[base + port];
         let head = self.slots.front(&v.fifo).expect("non-empty");
-        // Terminal ports keep their node's id: the destination node of the head packet.
+        // The destination node: the terminal at the far end of the packet's ejection port.
         let dst = {
             let p = self.pool.get(head);
-            self.ports[self.net.port_base[p.dst_router as usize] as usize + p.dst_port as usize]
-                .peer_router
+            self.net
+                .port(p.dst_router as usize, p.dst_port as usize)
+                .peer
         };
         let mut cands = crate::routing::Candidates::default();
         let ports = &self.ports[base..base + radix];
