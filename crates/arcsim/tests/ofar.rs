@@ -567,3 +567,41 @@ fn a_descending_ring_holds_ofar_l_to_one_over_h_under_advg_h() {
     assert!(down > 0.7 / h, "descending: {down:.3} far below 1/h");
     assert!(up > 1.1 / h, "ascending: {up:.3} no longer above 1/h");
 }
+
+#[test]
+fn ofar_l_without_the_mml_local_hop_does_not_clog_at_h6() {
+    // At h = 6 under ADVG+6 with a descending ring and the committed MM+L hop, OFAR-L clogs
+    // past saturation: source-group misroutes taken from local queues compete as transit
+    // traffic for the global links, fill the intermediate groups' global input buffers with
+    // packets for the R_k -> R_{k-1} bottleneck and block the exit routers' global outputs
+    // (docs/reproductions/ofar.md, "Why OFAR-L clogs with the committed MM+L hop"). With
+    // `routing.ofar_l_mml = false` (no non-minimal local hop at all, seed 001 §4) it holds
+    // about 1/h. The h = 6 network of the paper, 5,000 + 5,000 cycles.
+    let at = |mml: bool| {
+        let m = format!("routing.ofar_l_mml={mml}");
+        let sets = [
+            "routing.algorithm=ofar-l",
+            "router.injection_priority=transit-first",
+            "routing.busy_minimal=wait",
+            "routing.mml_commit=true",
+            "routing.occupancy=port",
+            "routing.ring_direction=descending",
+            "traffic.pattern=adv-global",
+            "traffic.offset=6",
+            "traffic.load=0.4",
+            "simulation.warmup_cycles=5000",
+            "simulation.measure_cycles=5000",
+            &m,
+        ];
+        arcsim::run(&config(&sets))
+            .unwrap_or_else(|e| panic!("ofar_l_mml={mml}: {e}"))
+            .accepted_load
+    };
+    let (with, without) = (at(true), at(false));
+    eprintln!("OFAR-L, h = 6, ADVG+6, load 0.4: with the MM+L hop {with:.3}, without {without:.3}");
+    assert!(without > 0.8 / 6.0, "without the MM+L hop: {without:.3}");
+    assert!(
+        with < 0.6 / 6.0,
+        "with the MM+L hop: {with:.3} no longer clogs"
+    );
+}

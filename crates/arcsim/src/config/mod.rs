@@ -287,6 +287,11 @@ pub struct RoutingConfig {
     /// OFAR, MM+L: least occupancy (0..1) of the minimal output's queue for a packet in a local
     /// queue of the source group to start a global misroute (seed 001, footnote 2).
     pub mml_min_occupancy: f64,
+    /// OFAR-L: a packet in a local queue of the source group may start a global misroute with
+    /// MM+L's non-minimal local hop. `false`: OFAR-L takes no non-minimal local hop at all and
+    /// misroutes globally only from injection queues (seed 001 §4, "without allowing
+    /// misrouting in local links"). Plain OFAR ignores it.
+    pub ofar_l_mml: bool,
     /// OFAR: misroute or wait when the minimal output is busy sending an earlier packet.
     pub busy_minimal: BusyMinimal,
     /// OFAR: the occupancy Q that the misrouting threshold compares (one VC or the port).
@@ -312,6 +317,7 @@ impl Default for RoutingConfig {
             ecm_threshold: 0.2,
             mml_commit: false,
             mml_min_occupancy: 0.0,
+            ofar_l_mml: true,
             busy_minimal: BusyMinimal::Misroute,
             occupancy: QueueOccupancy::Vc,
         }

@@ -21,7 +21,9 @@
 //! router; from a local queue through a non-minimal local hop first, then a global port of
 //! the next router. Elsewhere (and for traffic inside a group) only local misrouting, and only
 //! when the minimal output is a local port. OFAR-L never misroutes locally except for the
-//! MM+L hop that a global misroute needs.
+//! MM+L hop that a global misroute needs; with `routing.ofar_l_mml = false` not even that
+//! (seed 001 §4: OFAR-L is OFAR "without allowing misrouting in local links", and MM+L's first
+//! hop is "a nonminimal local hop"), so OFAR-L misroutes globally only from injection queues.
 //!
 //! What "available" means for a minimal output that has room but is still sending an earlier
 //! packet is `routing.busy_minimal`: by default such an output is unavailable and the packet
@@ -93,6 +95,9 @@ pub struct OfarRouting {
     wait_busy_minimal: bool,
     /// Q is the occupancy of the whole output (all canonical VCs), not of its emptiest VC.
     port_occupancy: bool,
+    /// OFAR-L only: packets in local queues of the source group may take MM+L's non-minimal
+    /// local hop (`routing.ofar_l_mml`); otherwise they never misroute.
+    mml_local_hop: bool,
     name: &'static str,
 }
 
@@ -184,6 +189,7 @@ impl OfarRouting {
             mml_min_occupancy: cfg.mml_min_occupancy,
             wait_busy_minimal: cfg.busy_minimal == BusyMinimal::Wait,
             port_occupancy: cfg.occupancy == QueueOccupancy::Port,
+            mml_local_hop: local_misrouting || cfg.ofar_l_mml,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
         })
     }
@@ -395,7 +401,7 @@ impl Routing for OfarRouting {
                 (0..0, TAG_MIN)
             } else if injecting {
                 (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
-            } else if !local_done_here && q_min >= self.mml_min_occupancy {
+            } else if self.mml_local_hop && !local_done_here && q_min >= self.mml_min_occupancy {
                 (df.first_local_port()..gp0, TAG_MML_LOCAL)
             } else {
                 (0..0, TAG_MIN)
