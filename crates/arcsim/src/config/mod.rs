@@ -317,7 +317,7 @@ impl Default for RoutingConfig {
             ecm_threshold: 0.2,
             mml_commit: false,
             mml_min_occupancy: 0.0,
-            ofar_l_mml: true,
+            ofar_l_mml: false,
             busy_minimal: BusyMinimal::Misroute,
             occupancy: QueueOccupancy::Vc,
         }
