@@ -105,8 +105,13 @@ fn without_escape_the_watchdog_catches_ofar_deadlock() {
 fn misroute_limits_hold_for_packets_that_never_escaped() {
     // At most one global misroute per packet and one local misroute per group: 8 hops
     // (6 local, 2 global) for OFAR. OFAR-L takes no non-minimal local hop (by default not
-    // even MM+L's), so it misroutes only globally from an injection queue: g l g l, 4 hops.
-    for (alg, limit) in [("ofar", 8), ("ofar-l", 4)] {
+    // even MM+L's), so it misroutes only globally from an injection queue: g l g l, 4 hops;
+    // with MM+L's local hop (l l g l g l), 6.
+    for (alg, mml, limit) in [
+        ("ofar", false, 8),
+        ("ofar-l", false, 4),
+        ("ofar-l", true, 6),
+    ] {
         for pattern in [
             &["traffic.pattern=uniform"][..],
             &["traffic.pattern=adv-global", "traffic.offset=3"][..],
@@ -114,6 +119,7 @@ fn misroute_limits_hold_for_packets_that_never_escaped() {
             for load in ["0.3", "0.6"] {
                 let mut sets = vec![
                     format!("routing.algorithm={alg}"),
+                    format!("routing.ofar_l_mml={mml}"),
                     format!("traffic.load={load}"),
                     "routing.congestion=bcm".to_string(),
                     "simulation.warmup_cycles=2000".into(),
@@ -125,7 +131,7 @@ fn misroute_limits_hold_for_packets_that_never_escaped() {
                 assert!(r.packets.delivered > 0);
                 assert!(
                     r.escape.max_hops_without_escape <= limit,
-                    "{alg} {pattern:?} load {load}: a packet took {} hops without the escape network (limit {limit})",
+                    "{alg} (ofar_l_mml {mml}) {pattern:?} load {load}: a packet took {} hops without the escape network (limit {limit})",
                     r.escape.max_hops_without_escape
                 );
             }
