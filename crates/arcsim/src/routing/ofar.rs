@@ -20,10 +20,10 @@
 //! with the MM+L policy: from the injection queue directly through a global port of this
 //! router; from a local queue through a non-minimal local hop first, then a global port of
 //! the next router. Elsewhere (and for traffic inside a group) only local misrouting, and only
-//! when the minimal output is a local port. OFAR-L never misroutes locally except for the
-//! MM+L hop that a global misroute needs; with `routing.ofar_l_mml = false` not even that
-//! (seed 001 §4: OFAR-L is OFAR "without allowing misrouting in local links", and MM+L's first
-//! hop is "a nonminimal local hop"), so OFAR-L misroutes globally only from injection queues.
+//! when the minimal output is a local port. OFAR-L never misroutes locally, by default not even
+//! with MM+L's hop (seed 001 §4: OFAR-L is OFAR "without allowing misrouting in local links",
+//! and MM+L's first hop is "a nonminimal local hop"), so it misroutes globally only from
+//! injection queues; `routing.ofar_l_mml = true` gives it the MM+L hop back.
 //!
 //! What "available" means for a minimal output that has room but is still sending an earlier
 //! packet is `routing.busy_minimal`: by default such an output is unavailable and the packet
