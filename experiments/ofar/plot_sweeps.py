@@ -29,7 +29,7 @@ def plot(series, prefix, title):
         plt.tight_layout(); plt.savefig(f"{prefix}-{what}.png", dpi=100); plt.close()
 
 
-if sys.argv[1] == "--labeled":
+if sys.argv[1:2] == ["--labeled"]:
     path, prefix, title = sys.argv[2:5]
     plot(list(csv.DictReader(open(path))), prefix, title)
     sys.exit(0)

@@ -95,8 +95,9 @@ pub struct OfarRouting {
     wait_busy_minimal: bool,
     /// Q is the occupancy of the whole output (all canonical VCs), not of its emptiest VC.
     port_occupancy: bool,
-    /// OFAR-L only: packets in local queues of the source group may take MM+L's non-minimal
-    /// local hop (`routing.ofar_l_mml`); otherwise they never misroute.
+    /// Packets in local queues of the source group may take MM+L's non-minimal local hop:
+    /// always for OFAR, for OFAR-L only with `routing.ofar_l_mml` (otherwise such packets
+    /// never misroute).
     mml_local_hop: bool,
     name: &'static str,
 }
