@@ -13,6 +13,14 @@ pub fn bench_command(
     if repeat == 0 {
         anyhow::bail!("--repeat 0: use at least 1 run");
     }
+    if !(1..=16).contains(&h) {
+        // Checked here: the balanced network's radix is p + a - 1 + h = 4h - 1 <= 64.
+        anyhow::bail!("--h {h}: allowed 1..=16 (the router radix 4h - 1 must be at most 64)");
+    }
+    if !(load_ > 0.0 && load_ <= 1.0) {
+        // Checked here: NaN would reach the configuration as the string "NaN".
+        anyhow::bail!("--load {load_}: the offered load must be in (0, 1]");
+    }
     let mut all = vec![
         format!("topology.h={h}"),
         format!("topology.p={h}"),

@@ -56,6 +56,9 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
             String::new()
         }
     );
+    // Before the simulation, so that a bad --out does not waste it.
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("creating output directory {}", out.display()))?;
     let rep = arcsim::run_repeated(&cfg)?;
     let first = &rep.runs[0];
     print_summary(first);
@@ -69,8 +72,6 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
             rep.latency_mean.ci95
         );
     }
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("creating output directory {}", out.display()))?;
     let file = RunFile {
         run: first,
         repeated: (rep.repetitions > 1).then(|| summary_of(&rep)),

@@ -61,28 +61,52 @@ pub fn parse_loads(spec: &str) -> Result<Vec<f64>> {
         num(parts[1], "STOP")?,
         num(parts[2], "STEP")?,
     );
-    if step.is_nan() || step <= 0.0 {
-        bail!("--load {spec}: STEP must be positive");
+    if !(step > 0.0 && step.is_finite()) {
+        bail!("--load {spec}: STEP must be a positive number");
     }
     if !(start > 0.0 && stop <= 1.0 && start <= stop) {
         bail!("--load {spec}: loads must satisfy 0 < START <= STOP <= 1 (phits/(node*cycle))");
     }
-    let n = ((stop - start) / step + 1e-9).floor() as usize + 1;
-    if n > 1000 {
-        bail!("--load {spec}: {n} points is too many (at most 1000)");
+    // Loads are rounded to 1e-9 (so that 0.1 + 2 * 0.1 prints as 0.3): START must survive it.
+    let round = |x: f64| (x * 1e9).round() / 1e9;
+    if round(start) <= 0.0 {
+        bail!(
+            "--load {spec}: START {} rounds to 0 at the 1e-9 resolution of --load: use at least 1e-9",
+            parts[0].trim()
+        );
     }
-    Ok((0..n)
-        .map(|i| ((start + i as f64 * step) * 1e9).round() / 1e9)
+    // Counted in floating point: a tiny STEP gives more points than a usize holds.
+    let n = ((stop - start) / step + 1e-9).floor() + 1.0;
+    if n > 1000.0 {
+        let count = if n < 1e6 {
+            n.to_string()
+        } else {
+            "over a million".to_string()
+        };
+        bail!("--load {spec}: {count} points is too many (at most 1000): use a larger STEP");
+    }
+    Ok((0..n as usize)
+        .map(|i| round(start + i as f64 * step))
         .collect())
 }
 
 /// Curves: the cartesian product of the `--vary KEY=V1,V2` lists, as (label, assignments).
 pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
     let mut curves: Vec<(Vec<String>, Vec<String>)> = vec![(Vec::new(), Vec::new())];
+    let mut keys: Vec<&str> = Vec::new();
     for v in vary {
         let (key, values) = v.split_once('=').with_context(|| {
             format!("--vary {v}: expected KEY=V1,V2,... e.g. routing.algorithm=min,val")
         })?;
+        let key = key.trim();
+        if key == "traffic.load" {
+            // The sweep sets traffic.load last, from --load: these curves would all be equal.
+            bail!("--vary {v}: the sweep sets traffic.load from --load START:STOP:STEP; vary another key");
+        }
+        if keys.contains(&key) {
+            bail!("--vary {v}: {key} is already varied; give all its values in one --vary");
+        }
+        keys.push(key);
         let values: Vec<&str> = values
             .split(',')
             .map(str::trim)
@@ -90,6 +114,11 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
             .collect();
         if values.is_empty() {
             bail!("--vary {v}: give at least one value");
+        }
+        for (i, val) in values.iter().enumerate() {
+            if values[..i].contains(val) {
+                bail!("--vary {v}: {val} is listed twice (the two curves would be the same)");
+            }
         }
         let mut next = Vec::new();
         for (labels, sets) in &curves {
@@ -122,7 +151,16 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
         .collect())
 }
 
+/// Most worker threads `--threads` accepts: far more than any machine's cores, and few
+/// enough that starting them is quick.
+const MAX_THREADS: usize = 1024;
+
 pub fn sweep_command(args: &SweepArgs) -> Result<()> {
+    if let Some(t) = args.threads {
+        if t > MAX_THREADS {
+            bail!("--threads {t}: at most {MAX_THREADS} (0 or none = one per core)");
+        }
+    }
     let loads = parse_loads(&args.load)?;
     let curves = parse_curves(&args.vary)?;
     let tree = load_tree(args.config.as_deref())?;
@@ -146,8 +184,13 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
             }
         }
     }
+    // Before the simulations, so that a bad --out does not waste them.
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    // No more threads than jobs (0 = rayon's default, one per core).
+    let threads = args.threads.unwrap_or(0).min(jobs.len());
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
+        .num_threads(threads)
         .build()
         .context("starting worker threads")?;
     let pb = ProgressBar::new(jobs.len() as u64);
@@ -344,6 +387,38 @@ mod tests {
         assert!(parse_loads("0:0.5:0.1").is_err());
         assert!(parse_loads("0.1:1.5:0.1").is_err());
         assert!(parse_loads("0.1:0.5").is_err());
+    }
+
+    #[test]
+    fn odd_load_specs_fail_with_a_message() {
+        let err = |spec: &str| parse_loads(spec).unwrap_err().to_string();
+        // An infinite STEP made the only load NaN; a tiny one wrapped the point count to an
+        // empty sweep; a tiny START was rounded to a load of 0.
+        assert!(err("0.1:0.2:inf").contains("STEP must be a positive number"));
+        assert!(err("0.1:0.2:nan").contains("STEP must be a positive number"));
+        assert!(err("0.1:0.2:-0.1").contains("STEP must be a positive number"));
+        assert!(err("0.1:0.2:1e-300").contains("over a million points is too many"));
+        assert!(err("0.1:0.2:0.0001").contains("1001 points is too many"));
+        assert!(err("1e-300:1e-300:1").contains("START 1e-300 rounds to 0"));
+        assert!(err("0.5:0.1:0.1").contains("START <= STOP"));
+        assert!(err("nan:0.2:0.1").contains("0 < START"));
+        assert!(err("a:b:c").contains("START 'a' is not a number"));
+        assert_eq!(parse_loads("0.3:0.3:5").unwrap(), vec![0.3]);
+        assert_eq!(parse_loads("1e-9:1e-9:1").unwrap(), vec![1e-9]);
+    }
+
+    #[test]
+    fn curves_that_would_be_ignored_or_repeated_are_rejected() {
+        let err = |vary: &[&str]| {
+            let v: Vec<String> = vary.iter().map(|s| s.to_string()).collect();
+            parse_curves(&v).unwrap_err().to_string()
+        };
+        // The sweep overwrites traffic.load: such curves used to be silently identical.
+        assert!(err(&["traffic.load=0.5,0.9"]).contains("sets traffic.load from --load"));
+        assert!(err(&[" traffic.load =0.5"]).contains("sets traffic.load from --load"));
+        assert!(err(&["topology.h=1,1"]).contains("1 is listed twice"));
+        assert!(err(&["topology.h=1", "topology.h=2"]).contains("topology.h is already varied"));
+        assert!(err(&["topology.h=,,"]).contains("at least one value"));
     }
 
     #[test]

@@ -372,6 +372,49 @@ fn bad_values_fail_cleanly() {
 }
 
 #[test]
+fn bad_sweep_and_bench_options_fail_before_simulating() {
+    let dir = temp_dir("cli-bad-options");
+    // A warm-up this long would take hours: each failure must come before any simulation.
+    let long = ["--set", "simulation.warmup_cycles=1000000000"];
+    let sweep_with = |extra: &[&str]| {
+        let mut args = vec!["sweep", "--load", "0.1:0.1:0.1"];
+        args.extend_from_slice(&SMALL);
+        args.extend_from_slice(&long);
+        args.extend_from_slice(extra);
+        arcsim(&dir, &args)
+    };
+    // 100,000 threads used to be started one by one (a hang).
+    let out = sweep_with(&["--threads", "100000", "--out", "o"]);
+    assert_clean_failure(
+        &out,
+        "--threads 100000",
+        &["--threads 100000", "at most 1024"],
+    );
+    let out = sweep_with(&["--vary", "traffic.load=0.5,0.9", "--out", "o"]);
+    assert_clean_failure(&out, "--vary traffic.load", &["traffic.load", "--load"]);
+    // An unusable --out used to fail only after every simulation had run.
+    std::fs::write(dir.join("file"), "x").unwrap();
+    let out = sweep_with(&["--out", "file"]);
+    assert_clean_failure(&out, "sweep --out FILE", &["creating file"]);
+    let mut args = vec!["run"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&long);
+    args.extend_from_slice(&["--out", "file/sub"]);
+    let out = arcsim(&dir, &args);
+    assert_clean_failure(&out, "run --out FILE/sub", &["file/sub"]);
+    // NaN reached the configuration as the string "NaN"; 2h overflowed.
+    let out = arcsim(&dir, &["bench", "--load", "nan"]);
+    assert_clean_failure(&out, "bench --load nan", &["--load NaN", "(0, 1]"]);
+    let out = arcsim(&dir, &["bench", "--h", "4611686018427387904"]);
+    assert_clean_failure(
+        &out,
+        "bench --h huge",
+        &["--h 4611686018427387904", "1..=16"],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn missing_or_malformed_config_file_fails_cleanly() {
     let dir = temp_dir("cli-bad-file");
     let missing = dir.join("no-such-config.toml");

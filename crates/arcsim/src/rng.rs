@@ -28,6 +28,38 @@ impl Rng {
             return 1;
         }
         let u = 1.0 - self.unit(); // (0, 1]
-        1 + (u.ln() / (1.0 - p).ln()).floor() as u64
+                                   // For tiny p, 1 - p rounds to 1 and its logarithm to 0, which would make every gap 1
+                                   // (a load of 1e-300 injecting at full speed): ln_1p is exact there. Above the cut the
+                                   // original expression is kept, so that runs at ordinary loads draw the same gaps.
+        let denom = if p < 1e-9 {
+            (-p).ln_1p()
+        } else {
+            (1.0 - p).ln()
+        };
+        // Capped far beyond any run (4e9 cycles), so that `now + gap` cannot overflow.
+        1 + ((u.ln() / denom).floor() as u64).min(1 << 62)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn geometric_gaps_of_tiny_probabilities_are_long() {
+        // 1 - 1e-300 rounds to 1: the gap must not collapse to 1 cycle (full-speed
+        // injection at a load of 1e-300), nor overflow.
+        let mut rng = Rng::new(1);
+        for p in [1e-300, 5e-324, 1e-17, 1e-12] {
+            for _ in 0..100 {
+                let g = rng.geometric(p);
+                assert!(g > 1_000_000, "p = {p}: gap {g}");
+                assert!(g <= (1 << 62) + 1, "p = {p}: gap {g}");
+            }
+        }
+        // Ordinary probabilities keep their mean 1/p.
+        let n = 100_000;
+        let mean = (0..n).map(|_| rng.geometric(0.05)).sum::<u64>() as f64 / n as f64;
+        assert!((mean - 20.0).abs() < 0.5, "mean gap {mean}");
     }
 }

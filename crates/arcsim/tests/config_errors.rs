@@ -427,3 +427,162 @@ fn bcm_bubbles_must_fit_their_buffers() {
         &["routing.bcm_bubble_global", "328 phits"],
     );
 }
+
+#[test]
+fn absurd_topology_sizes_are_rejected_not_wrapped() {
+    // p + a - 1 + h used to overflow (a panic, or a small radix after wrapping around).
+    expect_field(
+        check_sets(&[
+            "topology.p=9223372036854775807",
+            "topology.a=9223372036854775807",
+            "topology.h=4",
+        ]),
+        "topology",
+        &["18446744073709551617", "maximum of 64", "h = 4"],
+    );
+    expect_field(
+        check_sets(&[
+            "topology.a=9223372036854775807",
+            "topology.h=9223372036854775807",
+        ]),
+        "topology",
+        &["exceeds the supported maximum of 64"],
+    );
+}
+
+#[test]
+fn huge_bcm_bubbles_do_not_wrap_around() {
+    // (bubble + 1) * packet_length in u32 wrapped to a small number: 2^29 packets of 8 phits
+    // passed as 8 phits and BCM silently reserved nothing; u32::MAX blocked every injection.
+    let ofar_bcm = ["routing.algorithm=ofar", "routing.congestion=bcm"];
+    expect_field(
+        check_sets(&[&ofar_bcm[..], &["routing.bcm_bubble=536870912"]].concat()),
+        "router.buffer_local",
+        &[
+            "536870912 packets",
+            "4294967304 phits",
+            "routing.bcm_bubble",
+        ],
+    );
+    expect_field(
+        check_sets(&[&ofar_bcm[..], &["routing.bcm_bubble=4294967295"]].concat()),
+        "router.buffer_local",
+        &["4294967295 packets"],
+    );
+    expect_field(
+        check_sets(&[&ofar_bcm[..], &["routing.bcm_bubble_global=536870912"]].concat()),
+        "router.buffer_global",
+        &["routing.bcm_bubble_global", "4294967304 phits"],
+    );
+}
+
+#[test]
+fn mix_weights_must_have_a_finite_sum() {
+    // Each weight is finite, their sum is not: every share would be 0.
+    expect_field(
+        check_sets(&[
+            "traffic.mix=[{pattern=\"uniform\", weight=1e308}, {pattern=\"adv-global\", offset=1, weight=1e308}]",
+        ]),
+        "traffic.mix",
+        &["largest float", "smaller weights"],
+    );
+    expect_field(
+        check_sets(&["traffic.mix=[{pattern=\"uniform\", weight=-2}]"]),
+        "traffic.mix[0].weight",
+        &["-2", ">= 0"],
+    );
+}
+
+#[test]
+fn ugal_threshold_must_be_a_number() {
+    // NaN made every comparison false, so UGAL-L and PB silently always took one path.
+    for alg in ["ugal-l", "pb", "min"] {
+        expect_field(
+            check_sets(&[
+                &format!("routing.algorithm={alg}"),
+                "routing.ugal_threshold=nan",
+            ]),
+            "routing.ugal_threshold",
+            &["NaN", "inf"],
+        );
+    }
+    check_sets(&["routing.algorithm=ugal-l", "routing.ugal_threshold=-inf"]).unwrap();
+    check_sets(&["routing.algorithm=ugal-l", "routing.ugal_threshold=inf"]).unwrap();
+}
+
+#[test]
+fn burst_must_fit_in_max_cycles() {
+    // burst_packets * nodes used to wrap around (a burst of 256204778801521551 packets per
+    // node on 72 nodes ended after 56 packets); a burst that cannot be injected within
+    // max_cycles only failed after running to max_cycles.
+    let small = ["topology.p=2", "topology.a=4", "topology.h=2"];
+    expect_field(
+        check_sets(&[&small[..], &["traffic.burst_packets=256204778801521551"]].concat()),
+        "traffic.burst_packets",
+        &[
+            "256204778801521551 packets",
+            "simulation.max_cycles = 10000000",
+            "1250000",
+        ],
+    );
+    expect_field(
+        check_sets(&["traffic.burst_packets=100", "simulation.max_cycles=799"]),
+        "traffic.burst_packets",
+        &[
+            "at least 800 cycles",
+            "max_cycles = 799",
+            "up to 99 packets",
+        ],
+    );
+    check_sets(&["traffic.burst_packets=1250000"]).unwrap();
+    check_sets(&["traffic.burst_packets=100", "simulation.max_cycles=800"]).unwrap();
+}
+
+#[test]
+fn range_errors_say_what_was_given() {
+    for (set, field, given) in [
+        (
+            "router.allocator_iterations=17",
+            "router.allocator_iterations",
+            "17 is out of range",
+        ),
+        (
+            "simulation.repetitions=0",
+            "simulation.repetitions",
+            "0 is out of range",
+        ),
+        (
+            "simulation.watchdog_cycles=50",
+            "simulation.watchdog_cycles",
+            "50 cycles",
+        ),
+        (
+            "routing.misroute_threshold=1.5",
+            "routing.misroute_threshold",
+            "1.5 is outside [0, 1]",
+        ),
+        (
+            "routing.ecm_threshold=-0.5",
+            "routing.ecm_threshold",
+            "-0.5 is outside [0, 1]",
+        ),
+        (
+            "routing.mml_min_occupancy=2",
+            "routing.mml_min_occupancy",
+            "2 is outside [0, 1]",
+        ),
+        ("routing.pb_factor=0.5", "routing.pb_factor", "0.5"),
+        (
+            "topology.terminal_latency=10001",
+            "topology.terminal_latency",
+            "10001 cycles",
+        ),
+    ] {
+        expect_field(check_sets(&[set]), field, &[given]);
+    }
+    expect_field(
+        check_sets(&["traffic.pattern=hot-spot", "traffic.hot_fraction=1.5"]),
+        "traffic.hot_fraction",
+        &["1.5 is outside [0, 1]"],
+    );
+}

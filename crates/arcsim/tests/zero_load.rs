@@ -310,3 +310,30 @@ fn contention_serializes_packets_on_a_link() {
         assert_eq!(b.consumption_cycles, last + 1, "{pattern}: {b:?}");
     }
 }
+
+#[test]
+fn vanishing_load_generates_nothing() {
+    // A load so small that 1 - load/L rounds to 1 used to make every generation gap one
+    // cycle: load 1e-300 injected at full speed. Here it must generate (next to) nothing,
+    // before and after a change to it.
+    let cfg = common::small(&[
+        "traffic.load=1e-300",
+        "simulation.warmup_cycles=200",
+        "simulation.measure_cycles=2000",
+    ]);
+    let r = run(&cfg);
+    assert_eq!(r.packets.generated, 0, "load 1e-300 generated packets");
+    let cfg = common::small(&[
+        "traffic.load=0.2",
+        "traffic.change.at_cycle=200",
+        "traffic.change.load=5e-324",
+        "simulation.warmup_cycles=1000",
+        "simulation.measure_cycles=2000",
+    ]);
+    let r = run(&cfg);
+    assert!(
+        r.generated_load < 0.01,
+        "after a change to load 5e-324 the generated load is {}",
+        r.generated_load
+    );
+}

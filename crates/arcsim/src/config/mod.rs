@@ -333,13 +333,26 @@ impl RoutingConfig {
         if !(0.0..=1.0).contains(&self.misroute_threshold) {
             return Err(field_err(
                 "routing.misroute_threshold",
-                "must be in [0, 1] (seed 001 uses 0.9)",
+                format!(
+                    "{} is outside [0, 1] (seed 001 uses 0.9)",
+                    self.misroute_threshold
+                ),
+            ));
+        }
+        if self.ugal_threshold.is_nan() {
+            // Every comparison with NaN is false: the routing would silently pick one path.
+            return Err(field_err(
+                "routing.ugal_threshold",
+                "NaN is not a threshold: give a number (phits*hops; inf and -inf are allowed)",
             ));
         }
         if !(self.pb_factor >= 1.0 && self.pb_factor.is_finite()) {
             return Err(field_err(
                 "routing.pb_factor",
-                "must be a finite number >= 1",
+                format!(
+                    "{} is not allowed: must be a finite number >= 1",
+                    self.pb_factor
+                ),
             ));
         }
         if self.pb_period == 0 {
@@ -348,11 +361,17 @@ impl RoutingConfig {
         if !(0.0..=1.0).contains(&self.ecm_threshold) {
             return Err(field_err(
                 "routing.ecm_threshold",
-                "must be in [0, 1] (seed 001 uses 0.2)",
+                format!(
+                    "{} is outside [0, 1] (seed 001 uses 0.2)",
+                    self.ecm_threshold
+                ),
             ));
         }
         if !(0.0..=1.0).contains(&self.mml_min_occupancy) {
-            return Err(field_err("routing.mml_min_occupancy", "must be in [0, 1]"));
+            return Err(field_err(
+                "routing.mml_min_occupancy",
+                format!("{} is outside [0, 1]", self.mml_min_occupancy),
+            ));
         }
         if !self.algorithm.uses_escape() {
             if self.congestion != CongestionKind::None {
@@ -437,8 +456,9 @@ impl RoutingConfig {
                     },
                 ),
             ] {
-                let need = (bubble + 1) * router.packet_length;
-                if size < need {
+                // In u64: a bubble near u32::MAX must not wrap around to a small need.
+                let need = (u64::from(bubble) + 1) * u64::from(router.packet_length);
+                if u64::from(size) < need {
                     return Err(field_err(
                         name,
                         format!("{size} phits cannot hold a packet plus the BCM bubble of {bubble} packets ({need} phits): lower routing.{key} or enlarge the buffer"),
@@ -628,6 +648,21 @@ impl Config {
         self.simulation.validate()?;
         self.routing.validate(&self.topology, &self.router)?;
         crate::routing::check_vcs(self)?;
+        let burst = self.traffic.burst_packets;
+        let len = u64::from(self.router.packet_length);
+        let inject_cycles = u128::from(burst) * u128::from(len);
+        if burst > 0 && inject_cycles > u128::from(self.simulation.max_cycles) {
+            // An injection port sends one phit per cycle, so the burst cannot be consumed in
+            // time: the run would only stop at max_cycles (and the packet count overflows).
+            return Err(field_err(
+                "traffic.burst_packets",
+                format!(
+                    "{burst} packets of {len} phits per node need at least {inject_cycles} cycles to inject (one phit per cycle), more than simulation.max_cycles = {}: allowed up to {} packets, or raise simulation.max_cycles (at most {MAX_CYCLES})",
+                    self.simulation.max_cycles,
+                    self.simulation.max_cycles / len
+                ),
+            ));
+        }
         let t = &self.topology;
         let longest = t
             .local_latency
@@ -671,6 +706,21 @@ impl TopologyConfig {
                 "must be at least 1 global link per router",
             ));
         }
+        // The radix first: it bounds p, a and h, so the products below cannot overflow.
+        // In u128, so that absurd values are reported exactly instead of wrapping around.
+        let radix = self.p as u128 + self.a as u128 + self.h as u128 - 1;
+        if radix > crate::router::MAX_RADIX as u128 {
+            return Err(field_err(
+                "topology",
+                format!(
+                    "router radix p + a - 1 + h = {radix} exceeds the supported maximum of {} (p = {}, a = {}, h = {})",
+                    crate::router::MAX_RADIX,
+                    self.p,
+                    self.a,
+                    self.h
+                ),
+            ));
+        }
         let max_groups = self.a * self.h + 1;
         if self.groups != 0 && (self.groups < 2 || self.groups > max_groups) {
             return Err(field_err(
@@ -682,16 +732,6 @@ impl TopologyConfig {
                     self.a,
                     self.h,
                     max_groups
-                ),
-            ));
-        }
-        let radix = self.p + self.a - 1 + self.h;
-        if radix > crate::router::MAX_RADIX {
-            return Err(field_err(
-                "topology",
-                format!(
-                    "router radix p + a - 1 + h = {radix} exceeds the supported maximum of {}",
-                    crate::router::MAX_RADIX
                 ),
             ));
         }
@@ -709,7 +749,10 @@ impl TopologyConfig {
         if self.terminal_latency > 10_000 {
             return Err(field_err(
                 "topology.terminal_latency",
-                "allowed 0..=10000 cycles",
+                format!(
+                    "{} cycles is out of range: allowed 0..=10000",
+                    self.terminal_latency
+                ),
             ));
         }
         Ok(())
@@ -765,7 +808,13 @@ impl RouterConfig {
             }
         }
         if self.allocator_iterations == 0 || self.allocator_iterations > 16 {
-            return Err(field_err("router.allocator_iterations", "allowed 1..=16"));
+            return Err(field_err(
+                "router.allocator_iterations",
+                format!(
+                    "{} is out of range: allowed 1..=16",
+                    self.allocator_iterations
+                ),
+            ));
         }
         Ok(())
     }
@@ -829,7 +878,7 @@ fn check_pattern(
         if !(e.weight >= 0.0 && e.weight.is_finite()) {
             return Err(field_err(
                 &format!("{prefix}.mix[{i}].weight"),
-                "must be a finite number >= 0",
+                format!("{} is not allowed: must be a finite number >= 0", e.weight),
             ));
         }
         total += e.weight;
@@ -860,7 +909,10 @@ fn check_pattern(
                     ));
                 }
                 if !(0.0..=1.0).contains(&traffic.hot_fraction) {
-                    return Err(field_err("traffic.hot_fraction", "must be in [0, 1]"));
+                    return Err(field_err(
+                        "traffic.hot_fraction",
+                        format!("{} is outside [0, 1]", traffic.hot_fraction),
+                    ));
                 }
             }
             _ => {}
@@ -870,6 +922,13 @@ fn check_pattern(
         return Err(field_err(
             &format!("{prefix}.mix"),
             "weights add up to 0: give at least one positive weight",
+        ));
+    }
+    if !total.is_finite() {
+        // Each weight is finite, but e.g. 1e308 + 1e308 is not: every share would be 0.
+        return Err(field_err(
+            &format!("{prefix}.mix"),
+            "weights add up to more than the largest float: use smaller weights (percentages, say)",
         ));
     }
     Ok(())
@@ -884,7 +943,10 @@ impl SimulationConfig {
             ));
         }
         if self.repetitions == 0 || self.repetitions > 1000 {
-            return Err(field_err("simulation.repetitions", "allowed 1..=1000"));
+            return Err(field_err(
+                "simulation.repetitions",
+                format!("{} is out of range: allowed 1..=1000", self.repetitions),
+            ));
         }
         if self.warmup_cycles.saturating_add(self.measure_cycles) > MAX_CYCLES {
             return Err(field_err(
@@ -907,7 +969,10 @@ impl SimulationConfig {
         if self.watchdog_cycles < 100 {
             return Err(field_err(
                 "simulation.watchdog_cycles",
-                "must be at least 100 cycles (longer than any link latency plus a packet)",
+                format!(
+                    "{} cycles is too short: must be at least 100 cycles (longer than any link latency plus a packet)",
+                    self.watchdog_cycles
+                ),
             ));
         }
         Ok(())
