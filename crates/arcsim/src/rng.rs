@@ -27,10 +27,11 @@ impl Rng {
         if p >= 1.0 {
             return 1;
         }
-        let u = 1.0 - self.unit(); // (0, 1]
-                                   // For tiny p, 1 - p rounds to 1 and its logarithm to 0, which would make every gap 1
-                                   // (a load of 1e-300 injecting at full speed): ln_1p is exact there. Above the cut the
-                                   // original expression is kept, so that runs at ordinary loads draw the same gaps.
+        // u lies in (0, 1].
+        let u = 1.0 - self.unit();
+        // For tiny p, 1 - p rounds to 1 and its logarithm to 0, which would make every gap 1
+        // (a load of 1e-300 injecting at full speed): ln_1p is exact there. Above the cut the
+        // original expression is kept, so that runs at ordinary loads draw the same gaps.
         let denom = if p < 1e-9 {
             (-p).ln_1p()
         } else {
