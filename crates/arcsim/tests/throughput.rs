@@ -199,4 +199,15 @@ fn ugal_l_beats_min_under_advg1() {
         "UGAL-L ADVG+1 accepted {:.4}, above the global-link capacity bound {hard:.4}",
         r.accepted_load
     );
+    // The packets UGAL-L leaves on the minimal path (share f) all cross the one global link
+    // to the destination group, shared by a*p nodes: accepted <= 1/(a*p*f). This ties the
+    // reported misrouted fraction to the throughput.
+    let f = 1.0 - r.misrouted_fraction;
+    let share_bound = 1.0 / ((A * P) as f64 * f);
+    eprintln!("UGAL-L ADVG+1: minimal share {f:.3}, bound 1/(a*p*f) = {share_bound:.4}");
+    assert!(
+        r.accepted_load <= share_bound * EDGE,
+        "UGAL-L ADVG+1 accepted {:.4}, above 1/(a*p*f) = {share_bound:.4} for its minimal share {f:.3}",
+        r.accepted_load
+    );
 }
