@@ -211,3 +211,50 @@ fn ugal_l_beats_min_under_advg1() {
         r.accepted_load
     );
 }
+
+/// UGAL-L and PB choose, per packet, between the minimal path and a Valiant path, so they
+/// cannot exceed the best fluid bound of a MIN/VAL mixture. Under ADVG+h that ceiling is
+/// below 1/h on this network: the Valiant share meets the intermediate-group local links, the
+/// minimal share the single global link to the destination group. Both limits are totals
+/// over the group's nodes, so a mixture whose share differs between source routers does not
+/// raise them; the 2% slack covers the source-group local links, the only ones where it could
+/// matter. PB should get most of the way to the ceiling.
+#[test]
+fn source_adaptive_routings_stay_below_the_min_val_mixture_ceiling() {
+    let with = |alg: &str| {
+        config(&[
+            "topology.p=4",
+            "topology.a=8",
+            "topology.h=4",
+            &format!("routing.algorithm={alg}"),
+            "traffic.pattern=adv-global",
+            "traffic.offset=4",
+        ])
+    };
+    let (cmin, cval) = (with("min"), with("val"));
+    let (f, ceiling) = Paths::new(&cmin).mixture_bound(&cmin, &cval);
+    let (_, pb) = saturated("pb", "adv-global", H);
+    let (_, ugal) = saturated("ugal-l", "adv-global", H);
+    eprintln!(
+        "ADVG+h MIN/VAL mixture ceiling {ceiling:.4} (minimal share {f:.3}); PB {:.4} ({:.0}%), UGAL-L {:.4}",
+        pb.accepted_load,
+        100.0 * pb.accepted_load / ceiling,
+        ugal.accepted_load
+    );
+    assert!(
+        ceiling < 1.0 / H as f64 && ceiling > Paths::new(&cval).fluid_bound(&cval),
+        "mixture ceiling {ceiling:.4}: expected between VAL's fluid bound and 1/h"
+    );
+    for (name, r) in [("PB", &pb), ("UGAL-L", &ugal)] {
+        assert!(
+            r.accepted_load <= ceiling * 1.02,
+            "{name} ADVG+h accepted {:.4}, above the MIN/VAL mixture ceiling {ceiling:.4}",
+            r.accepted_load
+        );
+    }
+    assert!(
+        pb.accepted_load > 0.8 * ceiling,
+        "PB ADVG+h accepted {:.4}, below 80% of the MIN/VAL mixture ceiling {ceiling:.4}",
+        pb.accepted_load
+    );
+}

@@ -224,4 +224,26 @@ impl Paths {
         let max = self.link_loads(cfg, 1.0).into_iter().fold(0.0, f64::max);
         (1.0 / max).min(1.0)
     }
+
+    /// The best fluid bound of any workload that sends a share f of every node's packets on
+    /// the path distribution of `a` and the rest on that of `b` (f searched in steps of
+    /// 0.001): the ceiling of routings that choose per packet between two oblivious routings,
+    /// such as UGAL and Piggyback between MIN and VAL. Returns (best f, bound).
+    pub fn mixture_bound(&self, a: &Config, b: &Config) -> (f64, f64) {
+        let (la, lb) = (self.link_loads(a, 1.0), self.link_loads(b, 1.0));
+        let mut best = (0.0, 0.0);
+        for i in 0..=1000 {
+            let f = i as f64 / 1000.0;
+            let max = la
+                .iter()
+                .zip(&lb)
+                .map(|(x, y)| f * x + (1.0 - f) * y)
+                .fold(0.0, f64::max);
+            let bound = (1.0 / max).min(1.0);
+            if bound > best.1 {
+                best = (f, bound);
+            }
+        }
+        best
+    }
 }
