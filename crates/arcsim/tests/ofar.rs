@@ -232,6 +232,40 @@ fn bcm_collapses_under_advg_h_unless_global_injections_keep_a_larger_bubble() {
 }
 
 #[test]
+fn ecm_with_the_ring_holds_under_advg_h_where_bcm_collapses() {
+    // The experiment settings (experiments/ofar/base.toml: port occupancy, waiting for a busy
+    // minimal output, committed MM+L hop, transit first) with 2/1(+1) VCs and ring A under
+    // ADVG+h at full load: BCM lets the canonical network jam and the ring carry everything,
+    // ECM stops injections in time and holds (docs/reproductions/ofar.md, Fig. 10 at h = 6).
+    let at = |cm: &str| {
+        let c = format!("routing.congestion={cm}");
+        must_run(&[
+            "routing.algorithm=ofar",
+            &c,
+            "router.vcs_local=2",
+            "router.vcs_global=1",
+            "routing.occupancy=port",
+            "routing.busy_minimal=wait",
+            "routing.mml_commit=true",
+            "router.injection_priority=transit-first",
+            "traffic.pattern=adv-global",
+            "traffic.offset=3",
+            "traffic.load=1.0",
+            "simulation.warmup_cycles=20000",
+            "simulation.measure_cycles=10000",
+        ])
+        .accepted_load
+    };
+    let (ecm, bcm) = (at("ecm"), at("bcm"));
+    eprintln!("OFAR ring 2/1(+1) ADVG+3 load 1.0, experiment settings: ECM {ecm:.3}, BCM {bcm:.3}");
+    assert!(ecm > 0.3, "ECM collapsed ({ecm:.3}): update the docs");
+    assert!(
+        bcm < 0.15,
+        "BCM no longer collapses ({bcm:.3}): update the docs"
+    );
+}
+
+#[test]
 fn transit_priority_prevents_plain_ofar_collapse() {
     // With injections competing equally, plain OFAR collapses past saturation (test above);
     // serving transit packets first keeps it at its saturation throughput, as in Fig. 6.
