@@ -17,6 +17,15 @@ fn config(sets: &[&str]) -> Config {
 /// h = 3 balanced dragonfly: 19 groups, 114 routers, 342 nodes.
 const H3: [&str; 3] = ["topology.p=3", "topology.a=6", "topology.h=3"];
 
+/// The readings of seed 001 that experiments/ofar/base.toml sets (transit-first injection,
+/// waiting for a busy minimal output, committed MM+L hop, port occupancy).
+const EXPERIMENT: [&str; 4] = [
+    "router.injection_priority=transit-first",
+    "routing.busy_minimal=wait",
+    "routing.mml_commit=true",
+    "routing.occupancy=port",
+];
+
 fn run(extra: &[&str]) -> Result<RunResult, SimError> {
     let mut sets: Vec<&str> = H3.to_vec();
     sets.extend_from_slice(extra);
@@ -239,22 +248,19 @@ fn ecm_with_the_ring_holds_under_advg_h_where_bcm_collapses() {
     // ECM stops injections in time and holds (docs/reproductions/ofar.md, Fig. 10 at h = 6).
     let at = |cm: &str| {
         let c = format!("routing.congestion={cm}");
-        must_run(&[
+        let mut sets = EXPERIMENT.to_vec();
+        sets.extend_from_slice(&[
             "routing.algorithm=ofar",
             &c,
             "router.vcs_local=2",
             "router.vcs_global=1",
-            "routing.occupancy=port",
-            "routing.busy_minimal=wait",
-            "routing.mml_commit=true",
-            "router.injection_priority=transit-first",
             "traffic.pattern=adv-global",
             "traffic.offset=3",
             "traffic.load=1.0",
             "simulation.warmup_cycles=20000",
             "simulation.measure_cycles=10000",
-        ])
-        .accepted_load
+        ]);
+        must_run(&sets).accepted_load
     };
     let (ecm, bcm) = (at("ecm"), at("bcm"));
     eprintln!("OFAR ring 2/1(+1) ADVG+3 load 1.0, experiment settings: ECM {ecm:.3}, BCM {bcm:.3}");
@@ -470,16 +476,10 @@ fn ofar_consumes_bursts_faster_than_pb_with_the_experiment_settings() {
     // Seed 001 Fig. 8 with the settings of experiments/ofar (transit-first injection,
     // busy_minimal = "wait", committed MM+L hop, port occupancy): OFAR consumes bursts in
     // clearly less time than PB (paper: 0.431-0.815 of PB's time). h = 3, 100 packets per node.
-    let settings = [
-        "router.injection_priority=transit-first",
-        "routing.busy_minimal=wait",
-        "routing.mml_commit=true",
-        "routing.occupancy=port",
-        "traffic.burst_packets=100",
-    ];
     for (pattern, offset) in [("uniform", 0), ("adv-global", 2), ("adv-global", 3)] {
         let time = |alg: &str| {
-            let mut sets = settings.to_vec();
+            let mut sets = EXPERIMENT.to_vec();
+            sets.push("traffic.burst_packets=100");
             let (a, p, o) = (
                 format!("routing.algorithm={alg}"),
                 format!("traffic.pattern={pattern}"),
@@ -580,15 +580,12 @@ fn a_descending_ring_holds_ofar_l_to_one_over_h_under_advg_h() {
     // goes above 1/h. h = 4 (1/h = 0.25), the settings of experiments/ofar.
     let h = 4.0;
     let at = |direction: &str| {
-        let sets = [
+        let mut sets = EXPERIMENT.to_vec();
+        sets.extend_from_slice(&[
             "topology.p=4",
             "topology.a=8",
             "topology.h=4",
             "routing.algorithm=ofar-l",
-            "router.injection_priority=transit-first",
-            "routing.busy_minimal=wait",
-            "routing.mml_commit=true",
-            "routing.occupancy=port",
             // The ring's effect as measured with MM+L's local hop (the hop's own effect is
             // the next test's).
             "routing.ofar_l_mml=true",
@@ -597,8 +594,7 @@ fn a_descending_ring_holds_ofar_l_to_one_over_h_under_advg_h() {
             "traffic.load=0.5",
             "simulation.warmup_cycles=3000",
             "simulation.measure_cycles=4000",
-        ];
-        let mut sets = sets.to_vec();
+        ]);
         let d = format!("routing.ring_direction={direction}");
         sets.push(&d);
         arcsim::run(&config(&sets))
@@ -623,12 +619,9 @@ fn ofar_l_without_the_mml_local_hop_does_not_clog_at_h6() {
     // about 1/h. The h = 6 network of the paper, 5,000 + 5,000 cycles.
     let at = |mml: bool| {
         let m = format!("routing.ofar_l_mml={mml}");
-        let sets = [
+        let mut sets = EXPERIMENT.to_vec();
+        sets.extend_from_slice(&[
             "routing.algorithm=ofar-l",
-            "router.injection_priority=transit-first",
-            "routing.busy_minimal=wait",
-            "routing.mml_commit=true",
-            "routing.occupancy=port",
             "routing.ring_direction=descending",
             "traffic.pattern=adv-global",
             "traffic.offset=6",
@@ -636,7 +629,7 @@ fn ofar_l_without_the_mml_local_hop_does_not_clog_at_h6() {
             "simulation.warmup_cycles=5000",
             "simulation.measure_cycles=5000",
             &m,
-        ];
+        ]);
         arcsim::run(&config(&sets))
             .unwrap_or_else(|e| panic!("ofar_l_mml={mml}: {e}"))
             .accepted_load
