@@ -20,11 +20,12 @@ const P: usize = 4;
 const A: usize = 8;
 const H: usize = 4;
 
-fn saturated(routing: &str, pattern: &str, offset: usize) -> (Config, RunResult) {
+/// The network of this file with `routing` and the pattern, at offered load 1.0.
+fn network(routing: &str, pattern: &str, offset: usize) -> Config {
     let alg = format!("routing.algorithm={routing}");
     let pat = format!("traffic.pattern={pattern}");
     let off = format!("traffic.offset={offset}");
-    let cfg = config(&[
+    config(&[
         "topology.p=4",
         "topology.a=8",
         "topology.h=4",
@@ -34,7 +35,11 @@ fn saturated(routing: &str, pattern: &str, offset: usize) -> (Config, RunResult)
         "traffic.load=1.0",
         "simulation.warmup_cycles=2000",
         "simulation.measure_cycles=5000",
-    ]);
+    ])
+}
+
+fn saturated(routing: &str, pattern: &str, offset: usize) -> (Config, RunResult) {
+    let cfg = network(routing, pattern, offset);
     let t = std::time::Instant::now();
     let r = run(&cfg);
     eprintln!(
@@ -221,17 +226,10 @@ fn ugal_l_beats_min_under_advg1() {
 /// matter. PB should get most of the way to the ceiling.
 #[test]
 fn source_adaptive_routings_stay_below_the_min_val_mixture_ceiling() {
-    let with = |alg: &str| {
-        config(&[
-            "topology.p=4",
-            "topology.a=8",
-            "topology.h=4",
-            &format!("routing.algorithm={alg}"),
-            "traffic.pattern=adv-global",
-            "traffic.offset=4",
-        ])
-    };
-    let (cmin, cval) = (with("min"), with("val"));
+    let (cmin, cval) = (
+        network("min", "adv-global", H),
+        network("val", "adv-global", H),
+    );
     let (f, ceiling) = Paths::new(&cmin).mixture_bound(&cmin, &cval);
     let (_, pb) = saturated("pb", "adv-global", H);
     let (_, ugal) = saturated("ugal-l", "adv-global", H);
