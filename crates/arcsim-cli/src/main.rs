@@ -1,6 +1,7 @@
 //! `arcsim`: command-line front end. See `arcsim --help` and docs/.
 
 mod bench;
+mod figure;
 mod hugealloc;
 mod load;
 mod plot;
@@ -42,6 +43,9 @@ enum Cmd {
     },
     /// Sweep offered load (and optionally other keys) in parallel; write CSV, JSON and plots.
     Sweep(sweep::SweepArgs),
+    /// Run every simulation of a figure specification (panels × curves × loads) and write
+    /// its tables and plots, e.g. `arcsim figure experiments/ofar/fig06.toml --scale quick`.
+    Figure(figure::FigureArgs),
     /// Measure simulator speed on the seed-001 network (UN, MIN, load 0.5, 20,000 cycles).
     Bench {
         /// Global links per router of the balanced dragonfly (6: 5,256 nodes; 8: 16,512 nodes).
@@ -78,6 +82,7 @@ fn dispatch(cli: Cli) -> Result<()> {
     match cli.cmd {
         Cmd::Run { config, set, out } => report::run_command(config.as_deref(), &set, &out),
         Cmd::Sweep(args) => sweep::sweep_command(&args),
+        Cmd::Figure(args) => figure::figure_command(&args),
         Cmd::Bench {
             h,
             cycles,

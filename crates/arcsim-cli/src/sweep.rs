@@ -155,6 +155,44 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
 /// enough that starting them is quick.
 const MAX_THREADS: usize = 1024;
 
+/// Run independent simulations on `threads` workers (None or 0: one per core) with a
+/// progress bar; results come back in job order, whatever the number of threads.
+pub fn run_jobs(
+    jobs: &[Config],
+    threads: Option<usize>,
+) -> Result<Vec<Result<RunResult, arcsim::SimError>>> {
+    if let Some(t) = threads {
+        if t > MAX_THREADS {
+            bail!("--threads {t}: at most {MAX_THREADS} (0 or none = one per core)");
+        }
+    }
+    // No more threads than jobs (0 = rayon's default, one per core).
+    let threads = threads.unwrap_or(0).min(jobs.len());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .context("starting worker threads")?;
+    let pb = ProgressBar::new(jobs.len() as u64);
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} simulations, eta {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    let results = pool.install(|| {
+        jobs.par_iter()
+            .map(|c| {
+                let r = arcsim::run(c);
+                pb.inc(1);
+                r
+            })
+            .collect()
+    });
+    pb.finish_and_clear();
+    Ok(results)
+}
+
 pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     if let Some(t) = args.threads {
         if t > MAX_THREADS {
@@ -187,30 +225,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     // Before the simulations, so that a bad --out does not waste them.
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
-    // No more threads than jobs (0 = rayon's default, one per core).
-    let threads = args.threads.unwrap_or(0).min(jobs.len());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .context("starting worker threads")?;
-    let pb = ProgressBar::new(jobs.len() as u64);
-    pb.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} simulations, eta {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    let results: Vec<Result<RunResult, arcsim::SimError>> = pool.install(|| {
-        jobs.par_iter()
-            .map(|c| {
-                let r = arcsim::run(c);
-                pb.inc(1);
-                r
-            })
-            .collect()
-    });
-    pb.finish_and_clear();
+    let results = run_jobs(&jobs, args.threads)?;
     let mut points = Vec::new();
     let mut iter = results.into_iter();
     let mut reps = reps_of.into_iter();

@@ -917,7 +917,7 @@ impl<R: Routing> Simulation<R> {
             },
             hops: Hops {
                 mean: c.hops_sum as f64 / n,
-                max: max_hops as u64,
+                max: c.hops_max as u64,
                 histogram: c.hops[..=max_hops].to_vec(),
             },
             misrouted_fraction: c.misrouted_in_window as f64 / n,

@@ -40,6 +40,8 @@ pub struct Collector {
     pub escape_hops_sum: u64,
     /// Longest path of a packet that never entered the escape network (OFAR's bound: 8).
     pub max_hops_no_escape: u16,
+    /// Longest path in the window (the histogram's last bucket collects everything longer).
+    pub hops_max: u16,
 }
 
 /// Time series accumulator: windows of `width` cycles from cycle 0.
@@ -90,6 +92,7 @@ impl Collector {
             escape_entries_max: 0,
             escape_hops_sum: 0,
             max_hops_no_escape: 0,
+            hops_max: 0,
             series: (series_window > 0).then(|| SeriesAcc {
                 width: series_window,
                 delivered_phits: Vec::new(),
@@ -157,6 +160,7 @@ impl Collector {
         self.misrouted_in_window += misrouted as u64;
         self.hops_sum += hops as u64;
         self.hops[hops.min(HOP_BUCKETS - 1)] += 1;
+        self.hops_max = self.hops_max.max(p.hops);
         self.accepted_per_router[dst_router] += len;
         if p.escape_entries > 0 {
             self.escaped_in_window += 1;

@@ -1,0 +1,450 @@
+//! End-to-end tests of `arcsim figure`: the experiment specs of experiments/ are valid at every
+//! scale they define, each figure kind writes its tables and plots, results do not depend on
+//! the thread count, failed runs are recorded instead of aborting the figure, and bad specs
+//! stop with a message naming what is wrong.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arcsim-fig-{}-{}", name, std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn arcsim(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_arcsim"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("start arcsim")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn assert_success(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+fn assert_clean_failure(out: &Output, what: &str, needles: &[&str]) {
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "{what}: succeeded");
+    assert!(!err.contains("panicked"), "{what}: panicked:\n{err}");
+    for n in needles {
+        assert!(err.contains(n), "{what}: stderr lacks {n:?}:\n{err}");
+    }
+}
+
+fn rows(path: &Path) -> Vec<csv::StringRecord> {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    r.records().map(|x| x.expect("csv row")).collect()
+}
+
+fn assert_plot(stem: &Path) {
+    for ext in ["svg", "png"] {
+        let p = stem.with_extension(ext);
+        let len = std::fs::metadata(&p)
+            .unwrap_or_else(|_| panic!("{} missing", p.display()))
+            .len();
+        assert!(len > 1000, "{} is only {len} bytes", p.display());
+    }
+}
+
+fn experiments() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/ofar")
+}
+
+/// (spec, simulations at full size, at the quick scale).
+const SPECS: [(&str, usize, usize); 10] = [
+    // 4 curves x 20 loads x 5 seeds; quick: 4 x 5 loads.
+    ("fig05.toml", 400, 20),
+    // 3 panels x 6 curves x 20 loads x 5 seeds; quick: 3 x 6 x 10.
+    ("fig06.toml", 1800, 180),
+    ("fig07.toml", 15, 6),
+    // 6 patterns x 5 routings x 5 seeds.
+    ("fig08.toml", 150, 30),
+    ("fig09.toml", 1200, 120),
+    ("fig10.toml", 1000, 100),
+    ("fig11.toml", 175, 35),
+    ("fig12.toml", 30, 6),
+    ("fig13.toml", 20, 4),
+    ("fig14.toml", 900, 90),
+];
+
+#[test]
+fn every_experiment_spec_is_valid_at_every_scale() {
+    let dir = temp_dir("specs");
+    let mut found: Vec<String> = std::fs::read_dir(experiments())
+        .expect("experiments/ofar")
+        .filter_map(|e| {
+            let n = e.ok()?.file_name().to_string_lossy().to_string();
+            (n.starts_with("fig") && n.ends_with(".toml")).then_some(n)
+        })
+        .collect();
+    found.sort();
+    let listed: Vec<&str> = SPECS.iter().map(|s| s.0).collect();
+    assert_eq!(
+        found, listed,
+        "a spec in experiments/ofar is not checked here"
+    );
+    for (name, full, quick) in SPECS {
+        let spec = experiments().join(name);
+        let spec = spec.to_str().expect("utf-8 path");
+        for (scale, want) in [(None, full), (Some("quick"), quick)] {
+            let mut args = vec!["figure", spec, "--dry-run"];
+            if let Some(s) = scale {
+                args.extend(["--scale", s]);
+            }
+            let out = arcsim(&dir, &args);
+            assert_success(&out, &format!("{name} {scale:?}"));
+            let lines = text(&out.stdout).lines().count();
+            assert_eq!(lines, want, "{name} at scale {scale:?}: simulations");
+        }
+    }
+    // The quick scale really shrinks the network, and ADVG+h follows h.
+    let out = arcsim(
+        &dir,
+        &[
+            "figure",
+            experiments().join("fig06.toml").to_str().unwrap(),
+            "--dry-run",
+            "--scale",
+            "quick",
+        ],
+    );
+    let listing = text(&out.stdout);
+    assert!(listing.lines().all(|l| l.contains("p=4 a=8 h=4")));
+    assert!(listing
+        .lines()
+        .filter(|l| l.starts_with("advgh"))
+        .all(|l| l.contains("AdvGlobal 4")));
+    assert!(!listing.contains("AdvGlobal 6"));
+}
+
+const BASE: &str = r#"
+[topology]
+p = 2
+a = 4
+h = 2
+[simulation]
+warmup_cycles = 300
+measure_cycles = 300
+repetitions = 2
+"#;
+
+fn write(dir: &Path, name: &str, body: &str) {
+    std::fs::write(dir.join(name), body).expect("write spec");
+}
+
+const SWEEP: &str = r#"
+title = "tiny sweep"
+kind = "sweep"
+config = "base.toml"
+loads = "0.1:0.3:0.2"
+
+[[panel]]
+name = "un"
+set = ["traffic.pattern=uniform"]
+
+[[panel]]
+name = "adv"
+title = "ADVG+1"
+set = ["traffic.pattern=adv-global", "traffic.offset=1"]
+
+[[curve]]
+label = "MIN"
+set = ["routing.algorithm=min"]
+
+[[curve]]
+label = "VAL"
+set = ["routing.algorithm=val"]
+
+[scale.one]
+set = ["simulation.repetitions=1"]
+panel.adv = { title = "ADVG+2", set = ["traffic.offset=2"] }
+"#;
+
+#[test]
+fn sweep_figure_writes_every_panel_and_does_not_depend_on_threads() {
+    let dir = temp_dir("sweep");
+    write(&dir, "base.toml", BASE);
+    write(&dir, "fig.toml", SWEEP);
+    let mut summaries = Vec::new();
+    for threads in ["1", "2"] {
+        let out_dir = format!("out{threads}");
+        let out = arcsim(
+            &dir,
+            &[
+                "figure",
+                "fig.toml",
+                "--out",
+                &out_dir,
+                "--threads",
+                threads,
+            ],
+        );
+        assert_success(&out, "figure sweep");
+        let o = dir.join(&out_dir);
+        let summary = rows(&o.join("summary.csv"));
+        assert_eq!(summary.len(), 4, "2 panels x 2 curves");
+        for panel in ["un", "adv"] {
+            let points = rows(&o.join(panel).join("sweep.csv"));
+            assert_eq!(points.len(), 4, "{panel}: 2 curves x 2 loads");
+            // Two seeds per point.
+            assert!(points.iter().all(|r| &r[15] == "2"));
+            assert_plot(&o.join(panel).join("throughput"));
+            assert_plot(&o.join(panel).join("latency"));
+        }
+        // MIN under ADVG+1 saturates at 1/(a*p) = 0.125: the peak at loads 0.1 and 0.3 stays
+        // below it, and VAL carries more.
+        let peak = |panel: &str, curve: &str| -> f64 {
+            summary
+                .iter()
+                .find(|r| &r[0] == panel && &r[1] == curve)
+                .expect("row")[2]
+                .parse()
+                .unwrap()
+        };
+        assert!(peak("adv", "MIN") < 0.125 * 1.05);
+        assert!(peak("adv", "VAL") > peak("adv", "MIN"));
+        let report = std::fs::read_to_string(o.join("summary.txt")).unwrap();
+        assert!(report.contains("ADVG+1") && report.contains("tiny sweep"));
+        summaries.push(std::fs::read_to_string(o.join("summary.csv")).unwrap());
+    }
+    assert_eq!(summaries[0], summaries[1], "results depend on --threads");
+
+    // A scale replaces a panel's title and overrides, after the panel's own.
+    let out = arcsim(&dir, &["figure", "fig.toml", "--scale", "one", "--dry-run"]);
+    assert_success(&out, "dry run at scale one");
+    let listing = text(&out.stdout);
+    assert_eq!(
+        listing.lines().count(),
+        8,
+        "2 panels x 2 curves x 2 loads x 1 seed"
+    );
+    assert!(listing
+        .lines()
+        .filter(|l| l.starts_with("adv"))
+        .all(|l| l.contains("AdvGlobal 2")));
+}
+
+#[test]
+fn burst_figure_normalises_to_the_baseline_and_records_runs_that_do_not_finish() {
+    let dir = temp_dir("burst");
+    write(&dir, "base.toml", BASE);
+    write(
+        &dir,
+        "fig.toml",
+        r#"
+title = "tiny bursts"
+kind = "burst"
+config = "base.toml"
+baseline = "VAL"
+set = ["traffic.burst_packets=30", "simulation.repetitions=1"]
+
+[[panel]]
+name = "un"
+set = ["traffic.pattern=uniform"]
+
+[[panel]]
+name = "adv"
+set = ["traffic.pattern=adv-global", "traffic.offset=1"]
+
+[[curve]]
+label = "MIN"
+set = ["routing.algorithm=min"]
+
+[[curve]]
+label = "VAL"
+set = ["routing.algorithm=val"]
+
+[[curve]]
+label = "stopped"
+set = ["routing.algorithm=min", "simulation.max_cycles=250"]
+"#,
+    );
+    let out = arcsim(&dir, &["figure", "fig.toml", "--out", "o"]);
+    assert_success(&out, "figure burst");
+    let o = dir.join("o");
+    let table = rows(&o.join("bursts.csv"));
+    assert_eq!(table.len(), 6, "2 panels x 3 curves");
+    for r in &table {
+        match &r[1] {
+            "VAL" => assert_eq!(&r[5], "1.0000", "the baseline is 1"),
+            "stopped" => {
+                assert!(r[3].is_empty(), "a run that did not finish has no time");
+                assert!(r[9].contains("not consumed"), "{:?}", r);
+            }
+            _ => {
+                let rel: f64 = r[5].parse().unwrap();
+                assert!(rel > 0.0 && rel.is_finite());
+            }
+        }
+    }
+    // MIN is slower than VAL under ADVG+1 (one global link per group pair).
+    let rel = |panel: &str, curve: &str| -> f64 {
+        table
+            .iter()
+            .find(|r| &r[0] == panel && &r[1] == curve)
+            .unwrap()[5]
+            .parse()
+            .unwrap()
+    };
+    assert!(rel("adv", "MIN") > 1.0);
+    assert_plot(&o.join("bursts"));
+    for panel in ["un", "adv"] {
+        assert_plot(&o.join(panel).join("hops"));
+        let hops = rows(&o.join(panel).join("hops.csv"));
+        for curve in ["MIN", "VAL"] {
+            let total: f64 = hops
+                .iter()
+                .filter(|r| &r[0] == curve)
+                .map(|r| r[2].parse::<f64>().unwrap())
+                .sum();
+            assert!((total - 1.0).abs() < 1e-3, "{panel} {curve}: {total}");
+        }
+    }
+    let report = text(&out.stdout);
+    assert!(report.contains("not consumed"), "{report}");
+}
+
+#[test]
+fn transient_and_injection_figures_write_their_tables() {
+    let dir = temp_dir("transient");
+    write(&dir, "base.toml", BASE);
+    write(
+        &dir,
+        "t.toml",
+        r#"
+title = "tiny transient"
+kind = "transient"
+config = "base.toml"
+set = ["traffic.pattern=adv-global", "traffic.offset=1", "traffic.load=0.05",
+       "traffic.change={ at_cycle = 600, offset = 2 }", "simulation.series_window=50",
+       "simulation.measure_cycles=1000"]
+
+[[curve]]
+label = "UGAL-L"
+set = ["routing.algorithm=ugal-l"]
+
+[[curve]]
+label = "MIN"
+set = ["routing.algorithm=min"]
+"#,
+    );
+    let out = arcsim(&dir, &["figure", "t.toml", "--out", "t"]);
+    assert_success(&out, "figure transient");
+    let series = rows(&dir.join("t/all/series.csv"));
+    // Windows from the end of the warm-up (cycle 300) to the end (1,300), 50 cycles each, two
+    // curves; the last few are left out because not all of their packets were delivered.
+    let cycles = |curve: &str| -> Vec<u64> {
+        series
+            .iter()
+            .filter(|r| &r[0] == curve)
+            .map(|r| r[1].parse().unwrap())
+            .collect()
+    };
+    for curve in ["UGAL-L", "MIN"] {
+        let c = cycles(curve);
+        assert!(c.len() >= 14 && c.len() < 20, "{curve}: {c:?}");
+        assert_eq!(c[0], 300, "{curve}: starts after the warm-up");
+        assert!(c.windows(2).all(|w| w[1] == w[0] + 50), "{curve}: {c:?}");
+    }
+    assert!(
+        series.iter().all(|r| &r[5] == "2"),
+        "both seeds in every window"
+    );
+    assert_plot(&dir.join("t/all/latency"));
+    assert!(text(&out.stdout).contains("traffic changes at cycle 600"));
+
+    write(
+        &dir,
+        "i.toml",
+        r#"
+title = "tiny injection"
+kind = "injection"
+config = "base.toml"
+groups = [0, "root"]
+set = ["traffic.load=0.5", "routing.tree_root=8", "routing.algorithm=ofar",
+       "routing.escape=tree", "router.vcs_local=2", "router.vcs_global=1"]
+
+[[curve]]
+label = "Tree"
+"#,
+    );
+    let out = arcsim(&dir, &["figure", "i.toml", "--out", "i"]);
+    assert_success(&out, "figure injection");
+    let inj = rows(&dir.join("i/all/injected.csv"));
+    assert_eq!(inj.len(), 8, "2 groups x a = 4 routers");
+    assert!(
+        inj.iter().any(|r| &r[1] == "2"),
+        "the root's group is group 2"
+    );
+    assert_plot(&dir.join("i/all/injected-tree"));
+}
+
+#[test]
+fn bad_specs_fail_with_a_message() {
+    let dir = temp_dir("bad");
+    write(&dir, "base.toml", BASE);
+    let cases: [(&str, &str, &[&str]); 8] = [
+        (
+            "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nloads = \"0.1:0.2:0.1\"\ncolour = 1\n[[curve]]\nlabel = \"a\"\n",
+            "unknown key",
+            &["unknown field", "colour"],
+        ),
+        (
+            "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\n[[curve]]\nlabel = \"a\"\n",
+            "sweep without loads",
+            &["needs loads"],
+        ),
+        (
+            "title = \"x\"\nkind = \"burst\"\nconfig = \"base.toml\"\nloads = \"0.1:0.2:0.1\"\n[[curve]]\nlabel = \"a\"\n",
+            "loads on a burst",
+            &["loads apply to sweep figures only"],
+        ),
+        (
+            "title = \"x\"\nkind = \"burst\"\nconfig = \"base.toml\"\nbaseline = \"PB\"\n[[curve]]\nlabel = \"a\"\n",
+            "baseline not a curve",
+            &["baseline 'PB' is not a curve label"],
+        ),
+        (
+            "title = \"x\"\nkind = \"burst\"\nconfig = \"base.toml\"\n[[panel]]\nname = \"../x\"\n[[curve]]\nlabel = \"a\"\n",
+            "panel name with a slash",
+            &["panel name '../x'"],
+        ),
+        (
+            "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nloads = \"0.1:0.2:0.1\"\n[[curve]]\nlabel = \"a\"\nset = [\"routing.colour=1\"]\n",
+            "unknown configuration key",
+            &["curve a", "routing.colour"],
+        ),
+        (
+            "title = \"x\"\nkind = \"sweep\"\nconfig = \"missing.toml\"\nloads = \"0.1:0.2:0.1\"\n[[curve]]\nlabel = \"a\"\n",
+            "missing base configuration",
+            &["missing.toml"],
+        ),
+        (
+            "title = \"x\"\nkind = \"injection\"\nconfig = \"base.toml\"\n[[curve]]\nlabel = \"a\"\n",
+            "injection without groups",
+            &["needs groups"],
+        ),
+    ];
+    for (body, what, needles) in cases {
+        write(&dir, "bad.toml", body);
+        let out = arcsim(&dir, &["figure", "bad.toml", "--out", "never"]);
+        assert_clean_failure(&out, what, needles);
+        assert!(!dir.join("never").exists(), "{what}: output written");
+    }
+    write(&dir, "fig.toml", SWEEP);
+    let out = arcsim(&dir, &["figure", "fig.toml", "--scale", "huge"]);
+    assert_clean_failure(&out, "unknown scale", &["--scale huge", "one"]);
+}
