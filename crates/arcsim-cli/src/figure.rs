@@ -641,14 +641,25 @@ fn write_burst(
                     let hist = pooled_histogram(&r.runs);
                     let total: u64 = hist.iter().sum();
                     let mut pts = Vec::new();
+                    // The histogram's last bucket holds every longer path: written as "63+"
+                    // in the CSV and left out of the plot, where it would look like a peak.
+                    let last = arcsim::stats::HOP_BUCKETS - 1;
                     for (k, &n) in hist.iter().enumerate() {
                         let f = n as f64 / total.max(1) as f64;
-                        hop_csv.write_record([label.clone(), k.to_string(), format!("{f:.6}")])?;
-                        pts.push(Point {
-                            x: k as f64,
-                            y: f,
-                            ci: None,
-                        });
+                        let overflow = k == last;
+                        let hops = if overflow {
+                            format!("{k}+")
+                        } else {
+                            k.to_string()
+                        };
+                        hop_csv.write_record([label.clone(), hops, format!("{f:.6}")])?;
+                        if !overflow {
+                            pts.push(Point {
+                                x: k as f64,
+                                y: f,
+                                ci: None,
+                            });
+                        }
                     }
                     hop_curves.push(Curve {
                         label: label.clone(),
@@ -703,7 +714,7 @@ fn write_burst(
         line_plot(
             &out.join(pname).join("hops"),
             &PlotSpec {
-                title: &format!("{}: hops, {ptitle}", spec.title),
+                title: &format!("{}: {ptitle}", spec.title),
                 x_label: "router-to-router hops",
                 y_label: "fraction of packets",
                 log_y: true,
