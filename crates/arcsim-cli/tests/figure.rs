@@ -4,45 +4,9 @@
 //! stop with a message naming what is wrong.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arcsim-fig-{}-{}", name, std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn arcsim(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_arcsim"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .expect("start arcsim")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn assert_success(out: &Output, what: &str) {
-    assert!(
-        out.status.success(),
-        "{what}: exit {:?}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-}
-
-fn assert_clean_failure(out: &Output, what: &str, needles: &[&str]) {
-    let err = text(&out.stderr);
-    assert!(!out.status.success(), "{what}: succeeded");
-    assert!(!err.contains("panicked"), "{what}: panicked:\n{err}");
-    for n in needles {
-        assert!(err.contains(n), "{what}: stderr lacks {n:?}:\n{err}");
-    }
-}
+mod common;
+use common::*;
 
 fn rows(path: &Path) -> Vec<csv::StringRecord> {
     let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -50,13 +14,8 @@ fn rows(path: &Path) -> Vec<csv::StringRecord> {
 }
 
 fn assert_plot(stem: &Path) {
-    for ext in ["svg", "png"] {
-        let p = stem.with_extension(ext);
-        let len = std::fs::metadata(&p)
-            .unwrap_or_else(|_| panic!("{} missing", p.display()))
-            .len();
-        assert!(len > 1000, "{} is only {len} bytes", p.display());
-    }
+    assert_svg(&stem.with_extension("svg"));
+    assert_png(&stem.with_extension("png"));
 }
 
 fn experiments() -> PathBuf {

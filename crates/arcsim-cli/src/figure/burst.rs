@@ -1,0 +1,264 @@
+//! Burst figures: consumption time normalised to a baseline curve, longest paths, and the hop
+//! histograms of every panel.
+
+use super::spec::Job;
+use super::{cells, truncate, Outcome, Plan};
+use crate::plot::{grouped_bar_plot, line_plot, BarSeries, Curve, PlotSpec, Point};
+use anyhow::Result;
+use arcsim::stats::summary::Repeated;
+use arcsim::RunResult;
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub(super) fn write_burst(
+    plan: &Plan,
+    jobs: &[Job],
+    results: Vec<Outcome>,
+    out: &Path,
+    report: &mut String,
+) -> Result<()> {
+    let spec = &plan.spec;
+    let mut cells = cells(jobs, results);
+    let base_idx = spec
+        .baseline
+        .as_ref()
+        .and_then(|b| spec.curve.iter().position(|c| &c.label == b))
+        .unwrap_or(0);
+    let base_label = &spec.curve[base_idx].label;
+    let mut w = csv::Writer::from_path(out.join("bursts.csv"))?;
+    w.write_record([
+        "panel",
+        "curve",
+        "repetitions",
+        "consumption_cycles",
+        "consumption_ci95",
+        "relative_to_baseline",
+        "max_hops",
+        "hops_mean",
+        "escape_entered_fraction",
+        "failed",
+    ])?;
+    let groups: Vec<String> = plan.panels.iter().map(|p| p.1.clone()).collect();
+    // Longest path per panel and curve (None: not consumed), for the second table.
+    let mut longest: Vec<Vec<Option<u64>>> = Vec::new();
+    let mut series: Vec<BarSeries> = spec
+        .curve
+        .iter()
+        .map(|c| BarSeries {
+            label: c.label.clone(),
+            values: Vec::new(),
+        })
+        .collect();
+    writeln!(
+        report,
+        "\nburst consumption time relative to {base_label} (its cycles in parentheses)"
+    )?;
+    write!(report, "{:<16}", "panel")?;
+    for c in &spec.curve {
+        write!(report, " {:>18}", truncate(&c.label, 18))?;
+    }
+    writeln!(report)?;
+    for (pi, (pname, ptitle, _)) in plan.panels.iter().enumerate() {
+        let reps: Vec<(Option<Repeated>, Vec<String>)> = (0..spec.curve.len())
+            .map(|ci| {
+                let cell = cells.remove(&(pi, ci, 0)).unwrap_or_default();
+                // A curve counts as consumed only if every seed finished.
+                let ok = cell.failures.is_empty() && !cell.runs.is_empty();
+                (ok.then(|| Repeated::of(cell.runs)), cell.failures)
+            })
+            .collect();
+        let base = reps[base_idx]
+            .0
+            .as_ref()
+            .and_then(|r| r.burst_consumption_cycles.as_ref())
+            .map(|e| e.mean);
+        write!(report, "{:<16}", truncate(ptitle, 16))?;
+        longest.push(Vec::new());
+        let mut hop_curves = Vec::new();
+        let mut hop_csv = csv::Writer::from_path({
+            std::fs::create_dir_all(out.join(pname))?;
+            out.join(pname).join("hops.csv")
+        })?;
+        hop_csv.write_record(["curve", "hops", "fraction"])?;
+        for (ci, (rep, failures)) in reps.iter().enumerate() {
+            let label = &spec.curve[ci].label;
+            match rep {
+                Some(r) => {
+                    let c = r.burst_consumption_cycles.as_ref().map(|e| e.mean);
+                    let rel = match (c, base) {
+                        (Some(c), Some(b)) if b > 0.0 => c / b,
+                        _ => f64::NAN,
+                    };
+                    series[ci].values.push(rel);
+                    write!(
+                        report,
+                        " {:>18}",
+                        format!("{rel:.3} ({:.0})", c.unwrap_or(f64::NAN))
+                    )?;
+                    let max_hops = r.runs.iter().map(|x| x.hops.max).max().unwrap_or(0);
+                    longest[pi].push(Some(max_hops));
+                    let hist = pooled_histogram(&r.runs);
+                    let total: u64 = hist.iter().sum();
+                    let mut pts = Vec::new();
+                    // The histogram's last bucket holds every longer path: written as "63+"
+                    // in the CSV and left out of the plot, where it would look like a peak.
+                    let last = arcsim::stats::HOP_BUCKETS - 1;
+                    for (k, &n) in hist.iter().enumerate() {
+                        let f = n as f64 / total.max(1) as f64;
+                        let overflow = k == last;
+                        let hops = if overflow {
+                            format!("{k}+")
+                        } else {
+                            k.to_string()
+                        };
+                        hop_csv.write_record([label.clone(), hops, format!("{f:.6}")])?;
+                        if !overflow {
+                            pts.push(Point {
+                                x: k as f64,
+                                y: f,
+                                ci: None,
+                            });
+                        }
+                    }
+                    hop_curves.push(Curve {
+                        label: label.clone(),
+                        points: pts,
+                    });
+                    let escape = r
+                        .runs
+                        .iter()
+                        .map(|x| x.escape.entered_fraction)
+                        .sum::<f64>()
+                        / r.runs.len() as f64;
+                    w.write_record([
+                        pname.clone(),
+                        label.clone(),
+                        r.repetitions.to_string(),
+                        format!("{:.1}", c.unwrap_or(f64::NAN)),
+                        format!(
+                            "{:.1}",
+                            r.burst_consumption_cycles
+                                .as_ref()
+                                .map(|e| e.ci95)
+                                .unwrap_or(f64::NAN)
+                        ),
+                        format!("{rel:.4}"),
+                        max_hops.to_string(),
+                        format!("{:.4}", r.hops_mean.mean),
+                        format!("{escape:.6}"),
+                        String::new(),
+                    ])?;
+                }
+                None => {
+                    series[ci].values.push(f64::NAN);
+                    longest[pi].push(None);
+                    write!(report, " {:>18}", "not consumed")?;
+                    w.write_record([
+                        pname.clone(),
+                        label.clone(),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        String::new(),
+                        failures.join(" | "),
+                    ])?;
+                }
+            }
+        }
+        writeln!(report)?;
+        hop_csv.flush()?;
+        line_plot(
+            &out.join(pname).join("hops"),
+            &PlotSpec {
+                title: &format!("{}: {ptitle}", spec.title),
+                x_label: "router-to-router hops",
+                y_label: "fraction of packets",
+                log_y: true,
+            },
+            &hop_curves,
+        )?;
+    }
+    w.flush()?;
+    // The paper's summary of such a figure: mean and range over the patterns.
+    writeln!(
+        report,
+        "\nrelative to {base_label} over the panels: mean (min to max)"
+    )?;
+    for (ci, c) in spec.curve.iter().enumerate() {
+        let v: Vec<f64> = series[ci]
+            .values
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite())
+            .collect();
+        let missing = series[ci].values.len() - v.len();
+        if v.is_empty() {
+            writeln!(report, "{:<24} no panel consumed", c.label)?;
+            continue;
+        }
+        writeln!(
+            report,
+            "{:<24} {:.3} ({:.3} to {:.3}){}",
+            c.label,
+            v.iter().sum::<f64>() / v.len() as f64,
+            v.iter().copied().fold(f64::INFINITY, f64::min),
+            v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            if missing > 0 {
+                format!(", {missing} panel(s) not consumed")
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    writeln!(
+        report,
+        "\nlongest path (router-to-router hops, escape hops included)"
+    )?;
+    write!(report, "{:<16}", "panel")?;
+    for c in &spec.curve {
+        write!(report, " {:>18}", truncate(&c.label, 18))?;
+    }
+    writeln!(report)?;
+    for (pi, (_, ptitle, _)) in plan.panels.iter().enumerate() {
+        write!(report, "{:<16}", truncate(ptitle, 16))?;
+        for m in &longest[pi] {
+            match m {
+                Some(m) => write!(report, " {m:>18}")?,
+                None => write!(report, " {:>18}", "-")?,
+            }
+        }
+        writeln!(report)?;
+    }
+    grouped_bar_plot(
+        &out.join("bursts"),
+        &PlotSpec {
+            title: &spec.title,
+            x_label: "traffic pattern",
+            y_label: &format!("consumption time / {base_label}'s"),
+            log_y: false,
+        },
+        &groups,
+        &series,
+        Some(1.0),
+    )?;
+    Ok(())
+}
+
+/// Hop histogram summed over the seeds of a cell.
+fn pooled_histogram(runs: &[RunResult]) -> Vec<u64> {
+    let len = runs
+        .iter()
+        .map(|r| r.hops.histogram.len())
+        .max()
+        .unwrap_or(0);
+    let mut h = vec![0u64; len];
+    for r in runs {
+        for (k, &n) in r.hops.histogram.iter().enumerate() {
+            h[k] += n;
+        }
+    }
+    h
+}

@@ -1,0 +1,119 @@
+//! Injection figures: packets injected per router in chosen groups.
+
+use super::spec::Job;
+use super::{cells, slug, Outcome, Plan};
+use crate::plot::{grouped_bar_plot, BarSeries, PlotSpec};
+use anyhow::{bail, Result};
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub(super) fn write_injection(
+    plan: &Plan,
+    jobs: &[Job],
+    results: Vec<Outcome>,
+    out: &Path,
+    report: &mut String,
+) -> Result<()> {
+    let spec = &plan.spec;
+    let mut cells = cells(jobs, results);
+    for (pi, (pname, ptitle, _)) in plan.panels.iter().enumerate() {
+        let dir = out.join(pname);
+        std::fs::create_dir_all(&dir)?;
+        let mut w = csv::Writer::from_path(dir.join("injected.csv"))?;
+        w.write_record(["curve", "group", "router_in_group", "router", "injected"])?;
+        writeln!(
+            report,
+            "\n## {ptitle}: packets injected per router (mean over seeds)"
+        )?;
+        for (ci, curve) in spec.curve.iter().enumerate() {
+            let cell = cells.remove(&(pi, ci, 0)).unwrap_or_default();
+            if !cell.failures.is_empty() || cell.runs.is_empty() {
+                writeln!(
+                    report,
+                    "{}: failed: {}",
+                    curve.label,
+                    cell.failures.join("; ")
+                )?;
+                continue;
+            }
+            let job = jobs
+                .iter()
+                .find(|j| j.panel == pi && j.curve == ci)
+                .expect("a cell has a job");
+            let a = job.cfg.topology.a;
+            let routers = cell.runs[0].injected_per_router.len();
+            let mut groups = Vec::new();
+            for g in &spec.groups {
+                let idx = match g {
+                    toml::Value::Integer(i) if *i >= 0 => *i as usize,
+                    toml::Value::String(s) if s == "root" => job.cfg.routing.tree_root / a,
+                    other => bail!("groups: {other} is neither a group index nor \"root\""),
+                };
+                if (idx + 1) * a > routers {
+                    bail!(
+                        "groups: group {idx} does not exist ({} groups)",
+                        routers / a
+                    );
+                }
+                // "root" names the tree root's group; with a ring it is an ordinary group.
+                let tree = job.cfg.routing.escape == arcsim::config::EscapeKind::Tree;
+                let name = if tree && idx == job.cfg.routing.tree_root / a {
+                    format!("G{idx} (root)")
+                } else {
+                    format!("G{idx}")
+                };
+                groups.push((idx, name));
+            }
+            let mut series = Vec::new();
+            for (gidx, gname) in &groups {
+                let mut values = Vec::new();
+                for i in 0..a {
+                    let r = gidx * a + i;
+                    let mean = cell
+                        .runs
+                        .iter()
+                        .map(|x| x.injected_per_router[r] as f64)
+                        .sum::<f64>()
+                        / cell.runs.len() as f64;
+                    w.write_record([
+                        curve.label.clone(),
+                        gidx.to_string(),
+                        i.to_string(),
+                        r.to_string(),
+                        format!("{mean:.1}"),
+                    ])?;
+                    values.push(mean);
+                }
+                let (lo, hi) = values
+                    .iter()
+                    .fold((f64::INFINITY, 0.0f64), |(l, h), &v| (l.min(v), h.max(v)));
+                let total: f64 = values.iter().sum();
+                writeln!(
+                    report,
+                    "{:<24} {:<12} total {:>10.0}  min {:>8.0}  max {:>8.0}",
+                    curve.label, gname, total, lo, hi
+                )?;
+                series.push(BarSeries {
+                    label: gname.clone(),
+                    values,
+                });
+            }
+            let labels: Vec<String> = (0..a).map(|i| format!("R{i}")).collect();
+            let file = format!("injected-{}", slug(&curve.label));
+            grouped_bar_plot(
+                &dir.join(file),
+                &PlotSpec {
+                    title: &format!("{}: {}, {ptitle}", spec.title, curve.label),
+                    x_label: "router in group",
+                    y_label: "packets injected",
+                    log_y: false,
+                },
+                &labels,
+                &series,
+                None,
+            )?;
+        }
+        w.flush()?;
+    }
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! `arcsim figure SPEC.toml`: one command per figure of a paper.
+//!
+//! A figure specification names a base configuration and the grid it varies: panels (one
+//! plot each, e.g. one traffic pattern) × curves (one line or bar per configuration, e.g. a
+//! routing) × offered loads for sweeps. Every simulation of the figure runs in one parallel
+//! pool, in a fixed job order, so the output does not depend on the number of threads. Named
+//! scales (`[scale.quick]`) shrink the network, windows and seeds for a small machine while
+//! the spec itself keeps the paper's full-size setting. Runs that fail (a burst that does not
+//! finish within `simulation.max_cycles`, a deadlock report) are recorded as such in the
+//! tables, not dropped silently, and do not stop the rest of the figure.
+//!
+//! Kinds:
+//! - `sweep`: accepted load and latency against offered load (seed 001 Figs. 5, 6, 9, 10, 14).
+//! - `burst`: every node sends a burst; consumption time normalised to a baseline curve, and
+//!   the hop histograms of every panel (Figs. 8, 11, 13).
+//! - `transient`: latency per generation window around a change of traffic (Fig. 7).
+//! - `injection`: packets injected per router in chosen groups (Fig. 12).
+
+mod burst;
+mod injection;
+mod spec;
+mod sweep;
+mod transient;
+
+use crate::sweep::run_jobs;
+use anyhow::{Context, Result};
+use arcsim::{Config, RunResult, SimError};
+use spec::{jobs, plan, Job, Kind, Plan};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use {
+    burst::write_burst, injection::write_injection, sweep::write_sweep, transient::write_transient,
+};
+
+#[derive(clap::Args)]
+pub struct FigureArgs {
+    /// Figure specification (TOML), e.g. experiments/ofar/fig06.toml.
+    pub spec: PathBuf,
+    /// Run at a reduced scale defined in the spec (`[scale.NAME]`), e.g. `quick`; without
+    /// it the figure runs at the spec's full (paper) size.
+    #[arg(long)]
+    pub scale: Option<String>,
+    /// Override a configuration key in every simulation of the figure (repeatable; applied
+    /// last).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+    /// Output directory (default: results/<spec name>, with `-<scale>` appended).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print the simulations the figure would run, and run none.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Outcome of one simulation.
+type Outcome = std::result::Result<RunResult, SimError>;
+
+pub fn figure_command(args: &FigureArgs) -> Result<()> {
+    let plan = plan(&args.spec, args.scale.as_deref())?;
+    let jobs = jobs(&plan, args.scale.as_deref(), &args.set)?;
+    let stem = args
+        .spec
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "figure".into());
+    let out = args.out.clone().unwrap_or_else(|| {
+        let name = match &args.scale {
+            Some(s) => format!("{stem}-{s}"),
+            None => stem.clone(),
+        };
+        PathBuf::from("results").join(name)
+    });
+    let spec = &plan.spec;
+    eprintln!(
+        "arcsim figure: {} | {} simulations{}",
+        spec.title,
+        jobs.len(),
+        plan.scale_note
+            .as_ref()
+            .map(|s| format!(" | {s}"))
+            .unwrap_or_default()
+    );
+    if args.dry_run {
+        for j in &jobs {
+            let (pname, _, _) = &plan.panels[j.panel];
+            let c = &j.cfg;
+            let t = &c.traffic;
+            let pattern = if t.mix.is_empty() {
+                format!("{:?} {}", t.pattern, t.offset)
+            } else {
+                format!("mix of {}", t.mix.len())
+            };
+            println!(
+                "{pname} | {} | {} | {pattern} | p={} a={} h={} | load {} | burst {} | {} + {} cycles | seed {}",
+                spec.curve[j.curve].label,
+                c.routing.algorithm.name(),
+                c.topology.p,
+                c.topology.a,
+                c.topology.h,
+                c.traffic.load,
+                c.traffic.burst_packets,
+                c.simulation.warmup_cycles,
+                c.simulation.measure_cycles,
+                c.simulation.seed
+            );
+        }
+        return Ok(());
+    }
+    // Before the simulations, so that a bad --out does not waste them.
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let cfgs: Vec<Config> = jobs.iter().map(|j| j.cfg.clone()).collect();
+    let results = run_jobs(&cfgs, args.threads)?;
+    let mut report = String::new();
+    writeln!(report, "# {}", spec.title)?;
+    if let Some(n) = &plan.scale_note {
+        writeln!(report, "{n}")?;
+    }
+    match spec.kind {
+        Kind::Sweep => write_sweep(&plan, &jobs, results, &out, &mut report)?,
+        Kind::Burst => write_burst(&plan, &jobs, results, &out, &mut report)?,
+        Kind::Transient => write_transient(&plan, &jobs, results, &out, &mut report)?,
+        Kind::Injection => write_injection(&plan, &jobs, results, &out, &mut report)?,
+    }
+    if let Some(p) = &spec.paper {
+        writeln!(report, "\npaper: {}", p.trim())?;
+    }
+    print!("{report}");
+    std::fs::write(out.join("summary.txt"), &report).context("writing summary.txt")?;
+    println!("wrote {}/", out.display());
+    Ok(())
+}
+
+/// Group the outcomes of (panel, curve, load) cells; failures become messages.
+fn cells(jobs: &[Job], results: Vec<Outcome>) -> BTreeMap<(usize, usize, usize), Cell> {
+    let mut m: BTreeMap<(usize, usize, usize), Cell> = BTreeMap::new();
+    for (j, r) in jobs.iter().zip(results) {
+        let cell = m.entry((j.panel, j.curve, j.load)).or_default();
+        match r {
+            Ok(run) => cell.runs.push(run),
+            Err(e) => cell.failures.push(failure_text(&e)),
+        }
+    }
+    m
+}
+
+#[derive(Default)]
+struct Cell {
+    pub runs: Vec<RunResult>,
+    pub failures: Vec<String>,
+}
+
+fn failure_text(e: &SimError) -> String {
+    match e {
+        SimError::BurstTimeout {
+            max_cycles,
+            delivered,
+            total,
+        } => format!("not consumed: {delivered} of {total} packets in {max_cycles} cycles"),
+        SimError::Deadlock(_) => "deadlock (watchdog)".to_string(),
+        other => other.to_string(),
+    }
+}
+
+fn slug(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        s.chars().take(n - 1).chain(std::iter::once('…')).collect()
+    }
+}

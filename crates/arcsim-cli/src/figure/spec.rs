@@ -1,0 +1,316 @@
+//! Figure specification files: their schema, the scale they run at, and the simulations they
+//! expand to.
+
+use crate::load::{finish, load_tree};
+use crate::sweep::parse_loads;
+use anyhow::{bail, Context, Result};
+use arcsim::Config;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    Sweep,
+    Burst,
+    Transient,
+    Injection,
+}
+
+/// A figure specification file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    /// Plot and table title.
+    pub title: String,
+    pub kind: Kind,
+    /// Base configuration, relative to the spec file.
+    pub config: PathBuf,
+    /// What the paper reports for this figure (printed with the results, for comparison).
+    #[serde(default)]
+    pub paper: Option<String>,
+    /// Overrides for every simulation.
+    #[serde(default)]
+    pub set: Vec<String>,
+    /// Offered loads START:STOP:STEP (sweeps only).
+    #[serde(default)]
+    pub loads: Option<String>,
+    /// Burst figures: the curve every consumption time is divided by (default: the first).
+    #[serde(default)]
+    pub baseline: Option<String>,
+    /// Injection figures: the groups whose routers are shown. A number is a group index;
+    /// `"root"` is the group of `routing.tree_root`.
+    #[serde(default)]
+    pub groups: Vec<toml::Value>,
+    #[serde(default)]
+    pub scale: BTreeMap<String, Scale>,
+    /// One plot each (default: a single panel).
+    #[serde(default)]
+    pub panel: Vec<Panel>,
+    pub curve: Vec<CurveSpec>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scale {
+    /// What this scale changes, for the record (printed and written to the summary).
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Overrides applied after the panel's and curve's own.
+    #[serde(default)]
+    pub set: Vec<String>,
+    /// Replaces the spec's loads.
+    #[serde(default)]
+    pub loads: Option<String>,
+    /// Per-panel overrides at this scale (e.g. ADVG+h's offset on a smaller network).
+    #[serde(default)]
+    pub panel: BTreeMap<String, ScalePanel>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScalePanel {
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub set: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Panel {
+    /// Directory name of the panel's outputs (letters, digits, '-' and '_').
+    pub name: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub set: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveSpec {
+    pub label: String,
+    #[serde(default)]
+    pub set: Vec<String>,
+}
+
+/// A spec resolved for one scale: panels with their final titles and overrides.
+pub(super) struct Plan {
+    pub spec: Spec,
+    dir: PathBuf,
+    pub scale_note: Option<String>,
+    pub loads: Vec<f64>,
+    /// (name, title, overrides) of every panel, at the chosen scale.
+    pub panels: Vec<(String, String, Vec<String>)>,
+}
+
+/// Read and check a spec; `scale` picks one of its `[scale.*]` tables.
+pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut spec: Spec =
+        toml::from_str(&text).with_context(|| format!("figure spec {}", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    if spec.curve.is_empty() {
+        bail!(
+            "{}: no [[curve]]: give at least one, e.g. [[curve]] label = \"OFAR\" set = [\"routing.algorithm=ofar\"]",
+            path.display()
+        );
+    }
+    for (i, c) in spec.curve.iter().enumerate() {
+        if spec.curve[..i].iter().any(|d| d.label == c.label) {
+            bail!(
+                "{}: curve label '{}' is used twice",
+                path.display(),
+                c.label
+            );
+        }
+    }
+    if spec.panel.is_empty() {
+        spec.panel.push(Panel {
+            name: "all".into(),
+            title: None,
+            set: Vec::new(),
+        });
+    }
+    for (i, p) in spec.panel.iter().enumerate() {
+        if p.name.is_empty()
+            || !p
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            bail!(
+                "{}: panel name '{}' must be letters, digits, '-' or '_' (it names a directory)",
+                path.display(),
+                p.name
+            );
+        }
+        if spec.panel[..i].iter().any(|q| q.name == p.name) {
+            bail!("{}: panel name '{}' is used twice", path.display(), p.name);
+        }
+    }
+    let chosen = match scale {
+        None => None,
+        Some(s) => Some(spec.scale.get(s).with_context(|| {
+            let known: Vec<&str> = spec.scale.keys().map(String::as_str).collect();
+            format!(
+                "--scale {s}: {} defines {}",
+                path.display(),
+                if known.is_empty() {
+                    "no scales".to_string()
+                } else {
+                    format!("the scales: {}", known.join(", "))
+                }
+            )
+        })?),
+    };
+    if let Some(sc) = chosen {
+        for name in sc.panel.keys() {
+            if !spec.panel.iter().any(|p| &p.name == name) {
+                bail!(
+                    "{}: [scale.{}.panel.{name}] names no panel of the figure",
+                    path.display(),
+                    scale.unwrap_or_default()
+                );
+            }
+        }
+    }
+    let loads = match (
+        spec.kind,
+        chosen.and_then(|s| s.loads.as_ref()),
+        &spec.loads,
+    ) {
+        (Kind::Sweep, Some(l), _) | (Kind::Sweep, None, Some(l)) => {
+            parse_loads(l).with_context(|| format!("{}: loads", path.display()))?
+        }
+        (Kind::Sweep, None, None) => bail!(
+            "{}: a sweep figure needs loads = \"START:STOP:STEP\"",
+            path.display()
+        ),
+        (_, None, None) => Vec::new(),
+        _ => bail!(
+            "{}: loads apply to sweep figures only; this one is {:?}",
+            path.display(),
+            spec.kind
+        ),
+    };
+    if spec.kind != Kind::Burst && spec.baseline.is_some() {
+        bail!("{}: baseline applies to burst figures only", path.display());
+    }
+    if let Some(b) = &spec.baseline {
+        if !spec.curve.iter().any(|c| &c.label == b) {
+            bail!("{}: baseline '{b}' is not a curve label", path.display());
+        }
+    }
+    if spec.kind == Kind::Injection && spec.groups.is_empty() {
+        bail!(
+            "{}: an injection figure needs groups = [0, \"root\"] (group indices or \"root\")",
+            path.display()
+        );
+    }
+    let panels = spec
+        .panel
+        .iter()
+        .map(|p| {
+            let sp = chosen.and_then(|s| s.panel.get(&p.name));
+            let title = sp
+                .and_then(|s| s.title.clone())
+                .or_else(|| p.title.clone())
+                .unwrap_or_else(|| p.name.clone());
+            let mut sets = p.set.clone();
+            if let Some(sp) = sp {
+                sets.extend(sp.set.iter().cloned());
+            }
+            (p.name.clone(), title, sets)
+        })
+        .collect();
+    let scale_note = chosen.map(|s| {
+        format!(
+            "scale {}: {}",
+            scale.unwrap_or_default(),
+            s.description.clone().unwrap_or_else(|| s.set.join(" "))
+        )
+    });
+    Ok(Plan {
+        spec,
+        dir,
+        scale_note,
+        loads,
+        panels,
+    })
+}
+
+/// One simulation of the figure.
+pub(super) struct Job {
+    pub panel: usize,
+    pub curve: usize,
+    /// Index into `Plan::loads` (sweeps), else 0.
+    pub load: usize,
+    pub cfg: Config,
+}
+
+/// Every simulation, in a fixed order, each configuration validated before anything runs.
+pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Result<Vec<Job>> {
+    let spec = &plan.spec;
+    let base = plan.dir.join(&spec.config);
+    let tree = load_tree(Some(&base))?;
+    let scale_sets: Vec<String> = scale
+        .and_then(|s| spec.scale.get(s))
+        .map(|s| s.set.clone())
+        .unwrap_or_default();
+    let loads: Vec<Option<f64>> = if spec.kind == Kind::Sweep {
+        plan.loads.iter().copied().map(Some).collect()
+    } else {
+        vec![None]
+    };
+    let mut out = Vec::new();
+    for (pi, (pname, _, psets)) in plan.panels.iter().enumerate() {
+        for (ci, curve) in spec.curve.iter().enumerate() {
+            for (li, load) in loads.iter().enumerate() {
+                // Spec, panel, curve, scale (which may shrink what the others set), the
+                // scale's panel overrides, then the command line.
+                let mut sets = spec.set.clone();
+                sets.extend(psets.iter().take(plan.spec_panel_len(pi)).cloned());
+                sets.extend(curve.set.iter().cloned());
+                sets.extend(scale_sets.iter().cloned());
+                sets.extend(psets.iter().skip(plan.spec_panel_len(pi)).cloned());
+                sets.extend(cli_sets.iter().cloned());
+                if let Some(l) = load {
+                    sets.push(format!("traffic.load={l}"));
+                }
+                let cfg = finish(tree.clone(), &sets)
+                    .with_context(|| format!("panel {pname}, curve {}", curve.label))?;
+                let reps = cfg.simulation.repetitions.max(1) as u64;
+                for k in 0..reps {
+                    let mut c = cfg.clone();
+                    c.simulation.seed = cfg.simulation.seed.wrapping_add(k);
+                    c.simulation.repetitions = 1;
+                    if spec.kind == Kind::Transient && c.simulation.series_window == 0 {
+                        bail!(
+                            "panel {pname}, curve {}: a transient figure needs simulation.series_window > 0",
+                            curve.label
+                        );
+                    }
+                    out.push(Job {
+                        panel: pi,
+                        curve: ci,
+                        load: li,
+                        cfg: c,
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Plan {
+    /// How many of panel `pi`'s overrides come from the spec itself (the rest come from the
+    /// scale and are applied after the curves').
+    fn spec_panel_len(&self, pi: usize) -> usize {
+        self.spec.panel[pi].set.len()
+    }
+}

@@ -1,0 +1,96 @@
+//! Sweep figures: accepted load and latency against offered load, one plot per panel.
+
+use super::spec::Job;
+use super::{cells, Outcome, Plan};
+use crate::sweep::{write_outputs, SweepPoint};
+use anyhow::Result;
+use arcsim::stats::summary::Repeated;
+use std::fmt::Write as _;
+use std::path::Path;
+
+pub(super) fn write_sweep(
+    plan: &Plan,
+    jobs: &[Job],
+    results: Vec<Outcome>,
+    out: &Path,
+    report: &mut String,
+) -> Result<()> {
+    let spec = &plan.spec;
+    let mut cells = cells(jobs, results);
+    let mut summary = csv::Writer::from_path(out.join("summary.csv"))?;
+    summary.write_record([
+        "panel",
+        "curve",
+        "peak_accepted_load",
+        "at_offered_load",
+        "accepted_at_max_load",
+        "latency_at_min_load",
+        "failed_points",
+    ])?;
+    for (pi, (pname, ptitle, _)) in plan.panels.iter().enumerate() {
+        writeln!(report, "\n## {ptitle}")?;
+        writeln!(
+            report,
+            "{:<28} {:>9} {:>8} {:>10} {:>10}",
+            "curve", "peak acc", "at load", "acc @max", "lat @min"
+        )?;
+        let mut points = Vec::new();
+        for (ci, curve) in spec.curve.iter().enumerate() {
+            let mut peak: Option<(f64, f64)> = None;
+            let mut last = f64::NAN;
+            let mut first_lat = f64::NAN;
+            let mut failed = Vec::new();
+            for (li, load) in plan.loads.iter().enumerate() {
+                let cell = cells.remove(&(pi, ci, li)).unwrap_or_default();
+                if !cell.failures.is_empty() {
+                    failed.push(format!("{load}: {}", cell.failures.join("; ")));
+                }
+                if cell.runs.is_empty() {
+                    continue;
+                }
+                let rep = Repeated::of(cell.runs);
+                if peak.is_none_or(|(a, _)| rep.accepted_load.mean > a) {
+                    peak = Some((rep.accepted_load.mean, *load));
+                }
+                if li == plan.loads.len() - 1 {
+                    last = rep.accepted_load.mean;
+                }
+                if li == 0 {
+                    first_lat = rep.latency_mean.mean;
+                }
+                points.push(SweepPoint {
+                    curve: curve.label.clone(),
+                    result: rep,
+                });
+            }
+            let (pa, pl) = peak.unwrap_or((f64::NAN, f64::NAN));
+            writeln!(
+                report,
+                "{:<28} {:>9.4} {:>8.3} {:>10.4} {:>10.1}{}",
+                curve.label,
+                pa,
+                pl,
+                last,
+                first_lat,
+                if failed.is_empty() {
+                    String::new()
+                } else {
+                    format!("   failed at {}", failed.join(", "))
+                }
+            )?;
+            summary.write_record([
+                pname.clone(),
+                curve.label.clone(),
+                format!("{pa:.6}"),
+                format!("{pl}"),
+                format!("{last:.6}"),
+                format!("{first_lat:.3}"),
+                failed.join(" | "),
+            ])?;
+        }
+        let title = format!("{}: {ptitle}", spec.title);
+        write_outputs(&out.join(pname), &points, Some(&title))?;
+    }
+    summary.flush()?;
+    Ok(())
+}
