@@ -1,24 +1,21 @@
 //! Burst figures: consumption time normalised to a baseline curve, longest paths, and the hop
 //! histograms of every panel.
 
-use super::spec::Job;
-use super::{cells, truncate, Outcome, Plan};
+use super::{truncate, Finished};
 use crate::plot::{grouped_bar_plot, line_plot, BarSeries, Curve, PlotSpec, Point};
 use anyhow::Result;
 use arcsim::stats::summary::Repeated;
 use arcsim::RunResult;
 use std::fmt::Write as _;
-use std::path::Path;
 
-pub(super) fn write_burst(
-    plan: &Plan,
-    jobs: &[Job],
-    results: Vec<Outcome>,
-    out: &Path,
-    report: &mut String,
-) -> Result<()> {
+pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
+    let Finished {
+        plan,
+        mut cells,
+        out,
+        ..
+    } = f;
     let spec = &plan.spec;
-    let mut cells = cells(jobs, results);
     let base_idx = spec
         .baseline
         .as_ref()

@@ -1,21 +1,18 @@
 //! Injection figures: packets injected per router in chosen groups.
 
-use super::spec::Job;
-use super::{cells, slug, Outcome, Plan};
+use super::{slug, Finished};
 use crate::plot::{grouped_bar_plot, BarSeries, PlotSpec};
 use anyhow::{bail, Result};
 use std::fmt::Write as _;
-use std::path::Path;
 
-pub(super) fn write_injection(
-    plan: &Plan,
-    jobs: &[Job],
-    results: Vec<Outcome>,
-    out: &Path,
-    report: &mut String,
-) -> Result<()> {
+pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
+    let Finished {
+        plan,
+        jobs,
+        mut cells,
+        out,
+    } = f;
     let spec = &plan.spec;
-    let mut cells = cells(jobs, results);
     for (pi, (pname, ptitle, _)) in plan.panels.iter().enumerate() {
         let dir = out.join(pname);
         std::fs::create_dir_all(&dir)?;

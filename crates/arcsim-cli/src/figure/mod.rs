@@ -28,10 +28,7 @@ use arcsim::{Config, RunResult, SimError};
 use spec::{jobs, plan, Job, Kind, Plan};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
-use {
-    burst::write_burst, injection::write_injection, sweep::write_sweep, transient::write_transient,
-};
+use std::path::{Path, PathBuf};
 
 #[derive(clap::Args)]
 pub struct FigureArgs {
@@ -114,16 +111,22 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let cfgs: Vec<Config> = jobs.iter().map(|j| j.cfg.clone()).collect();
     let results = run_jobs(&cfgs, args.threads)?;
+    let finished = Finished {
+        plan: &plan,
+        jobs: &jobs,
+        cells: cells(&jobs, results),
+        out: &out,
+    };
     let mut report = String::new();
     writeln!(report, "# {}", spec.title)?;
     if let Some(n) = &plan.scale_note {
         writeln!(report, "{n}")?;
     }
     match spec.kind {
-        Kind::Sweep => write_sweep(&plan, &jobs, results, &out, &mut report)?,
-        Kind::Burst => write_burst(&plan, &jobs, results, &out, &mut report)?,
-        Kind::Transient => write_transient(&plan, &jobs, results, &out, &mut report)?,
-        Kind::Injection => write_injection(&plan, &jobs, results, &out, &mut report)?,
+        Kind::Sweep => sweep::write(finished, &mut report)?,
+        Kind::Burst => burst::write(finished, &mut report)?,
+        Kind::Transient => transient::write(finished, &mut report)?,
+        Kind::Injection => injection::write(finished, &mut report)?,
     }
     if let Some(p) = &spec.paper {
         writeln!(report, "\npaper: {}", p.trim())?;
@@ -132,6 +135,15 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     std::fs::write(out.join("summary.txt"), &report).context("writing summary.txt")?;
     println!("wrote {}/", out.display());
     Ok(())
+}
+
+/// What a figure kind writes its outputs from: the plan, its simulations, and their outcomes
+/// grouped by (panel, curve, load).
+struct Finished<'a> {
+    plan: &'a Plan,
+    jobs: &'a [Job],
+    cells: BTreeMap<(usize, usize, usize), Cell>,
+    out: &'a Path,
 }
 
 /// Group the outcomes of (panel, curve, load) cells; failures become messages.

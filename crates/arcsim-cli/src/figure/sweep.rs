@@ -1,22 +1,19 @@
 //! Sweep figures: accepted load and latency against offered load, one plot per panel.
 
-use super::spec::Job;
-use super::{cells, Outcome, Plan};
+use super::Finished;
 use crate::sweep::{write_outputs, SweepPoint};
 use anyhow::Result;
 use arcsim::stats::summary::Repeated;
 use std::fmt::Write as _;
-use std::path::Path;
 
-pub(super) fn write_sweep(
-    plan: &Plan,
-    jobs: &[Job],
-    results: Vec<Outcome>,
-    out: &Path,
-    report: &mut String,
-) -> Result<()> {
+pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
+    let Finished {
+        plan,
+        mut cells,
+        out,
+        ..
+    } = f;
     let spec = &plan.spec;
-    let mut cells = cells(jobs, results);
     let mut summary = csv::Writer::from_path(out.join("summary.csv"))?;
     summary.write_record([
         "panel",

@@ -1,21 +1,18 @@
 //! Transient figures: latency per generation window around a change of traffic.
 
-use super::spec::Job;
-use super::{cells, Outcome, Plan};
+use super::Finished;
 use crate::plot::{line_plot, Curve, PlotSpec, Point};
 use anyhow::Result;
 use std::fmt::Write as _;
-use std::path::Path;
 
-pub(super) fn write_transient(
-    plan: &Plan,
-    jobs: &[Job],
-    results: Vec<Outcome>,
-    out: &Path,
-    report: &mut String,
-) -> Result<()> {
+pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
+    let Finished {
+        plan,
+        jobs,
+        mut cells,
+        out,
+    } = f;
     let spec = &plan.spec;
-    let mut cells = cells(jobs, results);
     for (pi, (pname, ptitle, _)) in plan.panels.iter().enumerate() {
         let dir = out.join(pname);
         std::fs::create_dir_all(&dir)?;
