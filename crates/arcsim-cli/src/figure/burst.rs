@@ -170,7 +170,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         line_plot(
             &out.join(pname).join("hops"),
             &PlotSpec {
-                title: &format!("{}: {ptitle}", spec.title),
+                title: &plan.title(ptitle),
                 x_label: "router-to-router hops",
                 y_label: "fraction of packets",
                 log_y: true,

@@ -100,7 +100,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             grouped_bar_plot(
                 &dir.join(file),
                 &PlotSpec {
-                    title: &format!("{}: {}, {ptitle}", spec.title, curve.label),
+                    title: &format!("{}, {}", plan.title(ptitle), curve.label),
                     x_label: "router in group",
                     y_label: "packets injected",
                     log_y: false,

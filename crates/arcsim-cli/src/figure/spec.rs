@@ -104,6 +104,19 @@ pub(super) struct Plan {
     pub loads: Vec<f64>,
     /// (name, title, overrides) of every panel, at the chosen scale.
     pub panels: Vec<(String, String, Vec<String>)>,
+    /// The spec has no `[[panel]]`: one unnamed panel, titled by the figure alone.
+    pub single: bool,
+}
+
+impl Plan {
+    /// Title of a panel's plots.
+    pub fn title(&self, panel_title: &str) -> String {
+        if self.single {
+            self.spec.title.clone()
+        } else {
+            format!("{}: {panel_title}", self.spec.title)
+        }
+    }
 }
 
 /// Read and check a spec; `scale` picks one of its `[scale.*]` tables.
@@ -128,7 +141,8 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
             );
         }
     }
-    if spec.panel.is_empty() {
+    let single = spec.panel.is_empty();
+    if single {
         spec.panel.push(Panel {
             name: "all".into(),
             title: None,
@@ -240,6 +254,7 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
         scale_note,
         loads,
         panels,
+        single,
     })
 }
 

@@ -85,7 +85,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 failed.join(" | "),
             ])?;
         }
-        let title = format!("{}: {ptitle}", spec.title);
+        let title = plan.title(ptitle);
         write_outputs(&out.join(pname), &points, Some(&title))?;
     }
     summary.flush()?;

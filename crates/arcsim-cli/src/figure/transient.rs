@@ -127,17 +127,29 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 after.iter().copied().fold(f64::NAN, f64::max),
                 mean(&after)
             )?;
+            // Plotted against the cycles from the change (the paper's view of a transient).
+            let origin = change.unwrap_or(0) as f64;
             curves.push(Curve {
                 label: curve.label.clone(),
-                points: pts,
+                points: pts
+                    .into_iter()
+                    .map(|p| Point {
+                        x: p.x - origin,
+                        ..p
+                    })
+                    .collect(),
             });
         }
         w.flush()?;
         line_plot(
             &dir.join("latency"),
             &PlotSpec {
-                title: &format!("{}: {ptitle}", spec.title),
-                x_label: "generation cycle",
+                title: &plan.title(ptitle),
+                x_label: if change.is_some() {
+                    "generation cycle relative to the traffic change"
+                } else {
+                    "generation cycle"
+                },
                 y_label: "mean packet latency (cycles)",
                 log_y: false,
             },
