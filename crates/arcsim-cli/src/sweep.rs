@@ -161,6 +161,16 @@ pub fn run_jobs(
     jobs: &[Config],
     threads: Option<usize>,
 ) -> Result<Vec<Result<RunResult, arcsim::SimError>>> {
+    run_jobs_with(jobs, threads, |_, _| {})
+}
+
+/// [`run_jobs`], calling `done(index, outcome)` as each simulation finishes (from a worker
+/// thread, in completion order), e.g. to save it at once.
+pub fn run_jobs_with(
+    jobs: &[Config],
+    threads: Option<usize>,
+    done: impl Fn(usize, &Result<RunResult, arcsim::SimError>) + Sync,
+) -> Result<Vec<Result<RunResult, arcsim::SimError>>> {
     if let Some(t) = threads {
         if t > MAX_THREADS {
             bail!("--threads {t}: at most {MAX_THREADS} (0 or none = one per core)");
@@ -182,8 +192,10 @@ pub fn run_jobs(
     );
     let results = pool.install(|| {
         jobs.par_iter()
-            .map(|c| {
+            .enumerate()
+            .map(|(i, c)| {
                 let r = arcsim::run(c);
+                done(i, &r);
                 pb.inc(1);
                 r
             })

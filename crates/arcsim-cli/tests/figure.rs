@@ -197,6 +197,55 @@ fn sweep_figure_writes_every_panel_and_does_not_depend_on_threads() {
 }
 
 #[test]
+fn a_rerun_reuses_the_stored_simulations_and_gives_the_same_tables() {
+    let dir = temp_dir("store");
+    write(&dir, "base.toml", BASE);
+    write(&dir, "fig.toml", SWEEP);
+    let first = arcsim(&dir, &["figure", "fig.toml", "--out", "o"]);
+    assert_success(&first, "first run");
+    let runs = dir.join("o/runs");
+    let files = || std::fs::read_dir(&runs).unwrap().count();
+    // 2 panels x 2 curves x 2 loads x 2 seeds, one file each.
+    assert_eq!(files(), 16);
+    let summary = || std::fs::read_to_string(dir.join("o/summary.csv")).unwrap();
+    let before = summary();
+
+    let again = arcsim(&dir, &["figure", "fig.toml", "--out", "o"]);
+    assert_success(&again, "rerun");
+    assert!(text(&again.stderr).contains("reusing 16 stored simulations"));
+    assert_eq!(summary(), before);
+
+    // A lost file is simulated again (the same numbers); a changed key runs everything anew.
+    let one = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    std::fs::remove_file(one).unwrap();
+    let partial = arcsim(&dir, &["figure", "fig.toml", "--out", "o"]);
+    assert!(text(&partial.stderr).contains("reusing 15 stored simulations"));
+    assert_eq!(summary(), before);
+    let changed = arcsim(
+        &dir,
+        &[
+            "figure",
+            "fig.toml",
+            "--out",
+            "o",
+            "--set",
+            "simulation.seed=7",
+        ],
+    );
+    assert_success(&changed, "changed seed");
+    assert!(!text(&changed.stderr).contains("reusing"));
+    assert_eq!(files(), 32);
+    let fresh = arcsim(&dir, &["figure", "fig.toml", "--out", "o", "--fresh"]);
+    assert!(!text(&fresh.stderr).contains("reusing"));
+    assert_eq!(summary(), before);
+}
+
+#[test]
 fn burst_figure_normalises_to_the_baseline_and_records_runs_that_do_not_finish() {
     let dir = temp_dir("burst");
     write(&dir, "base.toml", BASE);

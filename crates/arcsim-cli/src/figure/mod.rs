@@ -19,16 +19,18 @@
 mod burst;
 mod injection;
 mod spec;
+mod store;
 mod sweep;
 mod transient;
 
-use crate::sweep::run_jobs;
+use crate::sweep::run_jobs_with;
 use anyhow::{Context, Result};
 use arcsim::{Config, RunResult, SimError};
 use spec::{jobs, plan, Job, Kind, Plan};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use store::Stored;
 
 #[derive(clap::Args)]
 pub struct FigureArgs {
@@ -51,10 +53,11 @@ pub struct FigureArgs {
     /// Print the simulations the figure would run, and run none.
     #[arg(long)]
     pub dry_run: bool,
+    /// Run every simulation again instead of reusing those stored in OUT/runs/ with the
+    /// same configuration.
+    #[arg(long)]
+    pub fresh: bool,
 }
-
-/// Outcome of one simulation.
-type Outcome = std::result::Result<RunResult, SimError>;
 
 pub fn figure_command(args: &FigureArgs) -> Result<()> {
     let plan = plan(&args.spec, args.scale.as_deref())?;
@@ -108,9 +111,43 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
         return Ok(());
     }
     // Before the simulations, so that a bad --out does not waste them.
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let cfgs: Vec<Config> = jobs.iter().map(|j| j.cfg.clone()).collect();
-    let results = run_jobs(&cfgs, args.threads)?;
+    let runs = out.join("runs");
+    std::fs::create_dir_all(&runs).with_context(|| format!("creating {}", runs.display()))?;
+    // Simulations already stored with the same configuration are reused (store.rs).
+    let texts: Vec<String> = jobs
+        .iter()
+        .map(|j| j.cfg.to_toml_string())
+        .collect::<std::result::Result<_, _>>()?;
+    let mut results: Vec<Option<Stored>> = texts
+        .iter()
+        .map(|t| (!args.fresh).then(|| store::load(&runs, t)).flatten())
+        .collect();
+    let todo: Vec<usize> = (0..jobs.len()).filter(|&i| results[i].is_none()).collect();
+    if todo.len() < jobs.len() {
+        eprintln!(
+            "reusing {} stored simulations from {} (--fresh runs them again)",
+            jobs.len() - todo.len(),
+            runs.display()
+        );
+    }
+    let cfgs: Vec<Config> = todo.iter().map(|&i| jobs[i].cfg.clone()).collect();
+    let save_error = std::sync::Mutex::new(None);
+    let fresh = run_jobs_with(&cfgs, args.threads, |k, r| {
+        let stored: Stored = r.as_ref().map(|x| x.clone()).map_err(failure_text);
+        if let Err(e) = store::save(&runs, &texts[todo[k]], &stored) {
+            save_error.lock().expect("not poisoned").get_or_insert(e);
+        }
+    })?;
+    if let Some(e) = save_error.into_inner().expect("not poisoned") {
+        return Err(e);
+    }
+    for (&i, r) in todo.iter().zip(fresh) {
+        results[i] = Some(r.map_err(|e| failure_text(&e)));
+    }
+    let results: Vec<Stored> = results
+        .into_iter()
+        .map(|r| r.expect("every simulation stored or run"))
+        .collect();
     let finished = Finished {
         plan: &plan,
         jobs: &jobs,
@@ -147,13 +184,13 @@ struct Finished<'a> {
 }
 
 /// Group the outcomes of (panel, curve, load) cells; failures become messages.
-fn cells(jobs: &[Job], results: Vec<Outcome>) -> BTreeMap<(usize, usize, usize), Cell> {
+fn cells(jobs: &[Job], results: Vec<Stored>) -> BTreeMap<(usize, usize, usize), Cell> {
     let mut m: BTreeMap<(usize, usize, usize), Cell> = BTreeMap::new();
     for (j, r) in jobs.iter().zip(results) {
         let cell = m.entry((j.panel, j.curve, j.load)).or_default();
         match r {
             Ok(run) => cell.runs.push(run),
-            Err(e) => cell.failures.push(failure_text(&e)),
+            Err(e) => cell.failures.push(e),
         }
     }
     m
