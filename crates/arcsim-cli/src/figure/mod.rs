@@ -133,7 +133,10 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     let cfgs: Vec<Config> = todo.iter().map(|&i| jobs[i].cfg.clone()).collect();
     let save_error = std::sync::Mutex::new(None);
     let fresh = run_jobs_with(&cfgs, args.threads, |k, r| {
-        let stored: Stored = r.as_ref().map(|x| x.clone()).map_err(failure_text);
+        let stored: Stored = match r {
+            Ok(x) => Ok(x.clone()),
+            Err(e) => Err(failure_text(e)),
+        };
         if let Err(e) = store::save(&runs, &texts[todo[k]], &stored) {
             save_error.lock().expect("not poisoned").get_or_insert(e);
         }
