@@ -571,6 +571,16 @@ fn range_errors_say_what_was_given() {
             "routing.mml_min_occupancy",
             "2 is outside [0, 1]",
         ),
+        (
+            "routing.busy_wait_max=1.5",
+            "routing.busy_wait_max",
+            "1.5 is outside [0, 1]",
+        ),
+        (
+            "routing.busy_wait_max=nan",
+            "routing.busy_wait_max",
+            "NaN is outside [0, 1]",
+        ),
         ("routing.pb_factor=0.5", "routing.pb_factor", "0.5"),
         (
             "topology.terminal_latency=10001",

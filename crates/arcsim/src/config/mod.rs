@@ -294,6 +294,10 @@ pub struct RoutingConfig {
     pub ofar_l_mml: bool,
     /// OFAR: misroute or wait when the minimal output is busy sending an earlier packet.
     pub busy_minimal: BusyMinimal,
+    /// OFAR with `busy_minimal = "wait"`: a busy minimal output is waited for only while its
+    /// occupancy Q (as `occupancy` reads it) is at most this; above it, busy counts as
+    /// unavailable, as with `misroute`. 1.0: always wait.
+    pub busy_wait_max: f64,
     /// OFAR: the occupancy Q that the misrouting threshold compares (one VC or the port).
     pub occupancy: QueueOccupancy,
 }
@@ -319,6 +323,7 @@ impl Default for RoutingConfig {
             mml_min_occupancy: 0.0,
             ofar_l_mml: false,
             busy_minimal: BusyMinimal::Misroute,
+            busy_wait_max: 1.0,
             occupancy: QueueOccupancy::Vc,
         }
     }
@@ -364,6 +369,15 @@ impl RoutingConfig {
                 format!(
                     "{} is outside [0, 1] (seed 001 uses 0.2)",
                     self.ecm_threshold
+                ),
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.busy_wait_max) {
+            return Err(field_err(
+                "routing.busy_wait_max",
+                format!(
+                    "{} is outside [0, 1] (1.0: always wait for a busy minimal output)",
+                    self.busy_wait_max
                 ),
             ));
         }

@@ -93,6 +93,8 @@ pub struct OfarRouting {
     mml_min_occupancy: f64,
     /// A busy (but not newly granted) minimal output with room is waited for.
     wait_busy_minimal: bool,
+    /// ... but only while its occupancy is at most this (`routing.busy_wait_max`).
+    busy_wait_max: f64,
     /// Q is the occupancy of the whole output (all canonical VCs), not of its emptiest VC.
     port_occupancy: bool,
     /// Packets in local queues of the source group may take MM+L's non-minimal local hop:
@@ -189,6 +191,7 @@ impl OfarRouting {
             mml_committed: cfg.mml_commit,
             mml_min_occupancy: cfg.mml_min_occupancy,
             wait_busy_minimal: cfg.busy_minimal == BusyMinimal::Wait,
+            busy_wait_max: cfg.busy_wait_max,
             port_occupancy: cfg.occupancy == QueueOccupancy::Port,
             mml_local_hop: local_misrouting || cfg.ofar_l_mml,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
@@ -377,7 +380,14 @@ impl Routing for OfarRouting {
         // counts as available too (the packet waits for it rather than misrouting).
         let min_room = ctx.has_room(min_port, lo as usize, hi as usize, len + reserve as u32);
         let min_available = if self.wait_busy_minimal {
+            // Waiting keeps a saturated minimal link sending back to back; with a cap, a
+            // busy output whose queue is already long counts as unavailable, so that the
+            // link is not driven faster than its far end drains (docs/reproductions/ofar.md,
+            // item 9: the drift under light ADVG+2).
             ctx.taken & (1u64 << min_port) == 0
+                && (self.busy_wait_max >= 1.0
+                    || ctx.output_idle(min_port)
+                    || self.occupancy(ctx, min_port, lo, hi) <= self.busy_wait_max)
         } else {
             ctx.output_idle(min_port)
         };
