@@ -676,6 +676,17 @@ fn usable(v: f64) -> bool {
     v.is_finite() && v.abs() <= MAX_ABS
 }
 
+/// Plot-coordinate y of a data value (log10 on a log axis), or None if it cannot be drawn.
+fn plot_y(v: f64, log_y: bool) -> Option<f64> {
+    if !usable(v) {
+        None
+    } else if log_y {
+        (v > 0.0).then(|| v.log10())
+    } else {
+        Some(v)
+    }
+}
+
 /// Running (min, max) of the values fed to it.
 #[derive(Default)]
 struct Extent(Option<(f64, f64)>);
@@ -1028,16 +1039,7 @@ struct LinePlot {
 impl LinePlot {
     fn new(spec: &PlotSpec, curves: &[Curve]) -> Self {
         let log_y = spec.log_y;
-        // Plot-coordinate y of a data y, or None if it cannot be drawn.
-        let ty = |y: f64| -> Option<f64> {
-            if !usable(y) {
-                None
-            } else if log_y {
-                (y > 0.0).then(|| y.log10())
-            } else {
-                Some(y)
-            }
-        };
+        let ty = |y: f64| plot_y(y, log_y);
 
         let mut x_ext = Extent::default();
         let mut y_ext = Extent::default();
@@ -1611,16 +1613,7 @@ impl GroupedBarPlot {
         reference: Option<f64>,
     ) -> Self {
         let log_y = spec.log_y;
-        // Plot-coordinate y of a value, or None if it cannot be drawn.
-        let ty = |v: f64| -> Option<f64> {
-            if !usable(v) {
-                None
-            } else if log_y {
-                (v > 0.0).then(|| v.log10())
-            } else {
-                Some(v)
-            }
-        };
+        let ty = |v: f64| plot_y(v, log_y);
 
         let n = groups.len();
         let bar_w = GROUP_FILL / series.len().max(1) as f64;
