@@ -118,9 +118,11 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
         .iter()
         .map(|j| j.cfg.to_toml_string())
         .collect::<std::result::Result<_, _>>()?;
+    let binary = store::binary_id().unwrap_or_default();
+    let reuse = !args.fresh && !binary.is_empty();
     let mut results: Vec<Option<Stored>> = texts
         .iter()
-        .map(|t| (!args.fresh).then(|| store::load(&runs, t)).flatten())
+        .map(|t| reuse.then(|| store::load(&runs, &binary, t)).flatten())
         .collect();
     let todo: Vec<usize> = (0..jobs.len()).filter(|&i| results[i].is_none()).collect();
     if todo.len() < jobs.len() {
@@ -137,7 +139,7 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
             Ok(x) => Ok(x.clone()),
             Err(e) => Err(failure_text(e)),
         };
-        if let Err(e) = store::save(&runs, &texts[todo[k]], &stored) {
+        if let Err(e) = store::save(&runs, &binary, &texts[todo[k]], &stored) {
             save_error.lock().expect("not poisoned").get_or_insert(e);
         }
     })?;

@@ -2,8 +2,10 @@
 //! an interrupted figure resumes where it stopped and a figure whose spec changed only in
 //! titles or panels already run is redrawn without simulating again.
 //!
-//! A file holds the simulation's full configuration and its outcome; it is reused only if the
-//! configuration is exactly the same, so any change of a key runs the simulation again.
+//! A file holds the simulation's full configuration, the identity of the `arcsim` binary that
+//! ran it, and its outcome. It is reused only if both are the same: any change of a key runs
+//! the simulation again, and so does any rebuild that changes the binary (a fixed model must
+//! not hand back results of the old one).
 
 use anyhow::{Context, Result};
 use arcsim::RunResult;
@@ -16,27 +18,44 @@ pub type Stored = std::result::Result<RunResult, String>;
 #[derive(Serialize, Deserialize)]
 struct Entry {
     config: String,
+    binary: String,
     result: Option<RunResult>,
     failure: Option<String>,
 }
 
-/// File of the simulation with this configuration (FNV-1a of its TOML: stable across
-/// builds and platforms, unlike std's hasher).
-pub fn path(dir: &Path, config: &str) -> PathBuf {
+/// FNV-1a: stable across builds and platforms, unlike std's hasher.
+fn fnv(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in config.bytes() {
+    for &b in bytes {
         h ^= b as u64;
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    dir.join(format!("{h:016x}.json"))
+    h
 }
 
-/// The stored outcome of this configuration, if any (unreadable or foreign files are ignored
-/// and will be overwritten).
-pub fn load(dir: &Path, config: &str) -> Option<Stored> {
+/// File of the simulation with this configuration.
+pub fn path(dir: &Path, config: &str) -> PathBuf {
+    dir.join(format!("{:016x}.json", fnv(config.as_bytes())))
+}
+
+/// Identity of the running binary: its version and a hash of its bytes. None when the
+/// executable cannot be read; nothing is then reused.
+pub fn binary_id() -> Option<String> {
+    let exe = std::env::current_exe().ok()?;
+    let bytes = std::fs::read(exe).ok()?;
+    Some(format!(
+        "arcsim {} {:016x}",
+        env!("CARGO_PKG_VERSION"),
+        fnv(&bytes)
+    ))
+}
+
+/// The outcome this binary stored for this configuration, if any (unreadable, foreign or
+/// older files are ignored and will be overwritten).
+pub fn load(dir: &Path, binary: &str, config: &str) -> Option<Stored> {
     let text = std::fs::read_to_string(path(dir, config)).ok()?;
     let e: Entry = serde_json::from_str(&text).ok()?;
-    if e.config != config {
+    if e.config != config || e.binary != binary {
         return None;
     }
     match (e.result, e.failure) {
@@ -46,9 +65,10 @@ pub fn load(dir: &Path, config: &str) -> Option<Stored> {
     }
 }
 
-pub fn save(dir: &Path, config: &str, outcome: &Stored) -> Result<()> {
+pub fn save(dir: &Path, binary: &str, config: &str, outcome: &Stored) -> Result<()> {
     let e = Entry {
         config: config.to_string(),
+        binary: binary.to_string(),
         result: outcome.as_ref().ok().cloned(),
         failure: outcome.as_ref().err().cloned(),
     };
