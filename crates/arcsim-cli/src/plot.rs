@@ -280,7 +280,8 @@ fn fit_size(text: &str, size: u32, max_w: i32) -> u32 {
     s
 }
 
-fn truncate(text: &str, max_chars: usize) -> String {
+/// `text` cut to `max_chars` characters, the last one an ellipsis when cut.
+pub(crate) fn truncate(text: &str, max_chars: usize) -> String {
     if text.chars().count() <= max_chars {
         text.to_string()
     } else {

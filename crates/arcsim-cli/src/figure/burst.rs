@@ -1,7 +1,9 @@
 //! Burst figures: consumption time normalised to a baseline curve, longest paths, and the hop
 //! histograms of every panel.
 
-use super::{truncate, Finished};
+use super::spec::Spec;
+use super::Finished;
+use crate::plot::truncate;
 use crate::plot::{grouped_bar_plot, line_plot, BarSeries, Curve, PlotSpec, Point};
 use anyhow::Result;
 use arcsim::stats::summary::Repeated;
@@ -50,12 +52,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         report,
         "\nburst consumption time relative to {base_label} (its cycles in parentheses)"
     )?;
-    write!(report, "{:<16}", "panel")?;
-    for c in &spec.curve {
-        write!(report, " {:>18}", truncate(&c.label, 18))?;
-    }
-    writeln!(report)?;
-    for (pi, (pname, ptitle, _)) in plan.panels.iter().enumerate() {
+    table_header(report, spec)?;
+    for (pi, (pname, ptitle)) in plan.panels.iter().enumerate() {
         let reps: Vec<(Option<Repeated>, Vec<String>)> = (0..spec.curve.len())
             .map(|ci| {
                 let cell = cells.remove(&(pi, ci, 0)).unwrap_or_default();
@@ -214,12 +212,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         report,
         "\nlongest path (router-to-router hops, escape hops included)"
     )?;
-    write!(report, "{:<16}", "panel")?;
-    for c in &spec.curve {
-        write!(report, " {:>18}", truncate(&c.label, 18))?;
-    }
-    writeln!(report)?;
-    for (pi, (_, ptitle, _)) in plan.panels.iter().enumerate() {
+    table_header(report, spec)?;
+    for (pi, (_, ptitle)) in plan.panels.iter().enumerate() {
         write!(report, "{:<16}", truncate(ptitle, 16))?;
         for m in &longest[pi] {
             match m {
@@ -258,4 +252,13 @@ fn pooled_histogram(runs: &[RunResult]) -> Vec<u64> {
         }
     }
     h
+}
+
+/// Header row of a panel × curve table: the curve labels over 18-character columns.
+fn table_header(report: &mut String, spec: &Spec) -> std::fmt::Result {
+    write!(report, "{:<16}", "panel")?;
+    for c in &spec.curve {
+        write!(report, " {:>18}", truncate(&c.label, 18))?;
+    }
+    writeln!(report)
 }

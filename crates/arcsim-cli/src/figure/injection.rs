@@ -13,7 +13,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         out,
     } = f;
     let spec = &plan.spec;
-    for (pi, (pname, ptitle, _)) in plan.panels.iter().enumerate() {
+    for (pi, (pname, ptitle)) in plan.panels.iter().enumerate() {
         let dir = out.join(pname);
         std::fs::create_dir_all(&dir)?;
         let mut w = csv::Writer::from_path(dir.join("injected.csv"))?;

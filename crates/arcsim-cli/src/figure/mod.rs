@@ -86,7 +86,7 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     );
     if args.dry_run {
         for j in &jobs {
-            let (pname, _, _) = &plan.panels[j.panel];
+            let (pname, _) = &plan.panels[j.panel];
             let c = &j.cfg;
             let t = &c.traffic;
             let pattern = if t.mix.is_empty() {
@@ -229,12 +229,4 @@ fn slug(s: &str) -> String {
             }
         })
         .collect()
-}
-
-fn truncate(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        s.chars().take(n - 1).chain(std::iter::once('…')).collect()
-    }
 }

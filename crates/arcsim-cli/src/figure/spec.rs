@@ -102,8 +102,8 @@ pub(super) struct Plan {
     dir: PathBuf,
     pub scale_note: Option<String>,
     pub loads: Vec<f64>,
-    /// (name, title, overrides) of every panel, at the chosen scale.
-    pub panels: Vec<(String, String, Vec<String>)>,
+    /// (name, title) of every panel, the title at the chosen scale.
+    pub panels: Vec<(String, String)>,
     /// The spec has no `[[panel]]`: one unnamed panel, titled by the figure alone.
     pub single: bool,
 }
@@ -234,11 +234,7 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
                 .and_then(|s| s.title.clone())
                 .or_else(|| p.title.clone())
                 .unwrap_or_else(|| p.name.clone());
-            let mut sets = p.set.clone();
-            if let Some(sp) = sp {
-                sets.extend(sp.set.iter().cloned());
-            }
-            (p.name.clone(), title, sets)
+            (p.name.clone(), title)
         })
         .collect();
     let scale_note = chosen.map(|s| {
@@ -272,26 +268,29 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
     let spec = &plan.spec;
     let base = plan.dir.join(&spec.config);
     let tree = load_tree(Some(&base))?;
-    let scale_sets: Vec<String> = scale
-        .and_then(|s| spec.scale.get(s))
-        .map(|s| s.set.clone())
-        .unwrap_or_default();
+    let chosen = scale.and_then(|s| spec.scale.get(s));
+    let scale_sets: &[String] = chosen.map(|s| s.set.as_slice()).unwrap_or_default();
     let loads: Vec<Option<f64>> = if spec.kind == Kind::Sweep {
         plan.loads.iter().copied().map(Some).collect()
     } else {
         vec![None]
     };
     let mut out = Vec::new();
-    for (pi, (pname, _, psets)) in plan.panels.iter().enumerate() {
+    for (pi, (pname, _)) in plan.panels.iter().enumerate() {
+        let panel_sets = &spec.panel[pi].set;
+        let scale_panel_sets: &[String] = chosen
+            .and_then(|s| s.panel.get(pname))
+            .map(|p| p.set.as_slice())
+            .unwrap_or_default();
         for (ci, curve) in spec.curve.iter().enumerate() {
             for (li, load) in loads.iter().enumerate() {
                 // Spec, panel, curve, scale (which may shrink what the others set), the
                 // scale's panel overrides, then the command line.
                 let mut sets = spec.set.clone();
-                sets.extend(psets.iter().take(plan.spec_panel_len(pi)).cloned());
+                sets.extend(panel_sets.iter().cloned());
                 sets.extend(curve.set.iter().cloned());
                 sets.extend(scale_sets.iter().cloned());
-                sets.extend(psets.iter().skip(plan.spec_panel_len(pi)).cloned());
+                sets.extend(scale_panel_sets.iter().cloned());
                 sets.extend(cli_sets.iter().cloned());
                 if let Some(l) = load {
                     sets.push(format!("traffic.load={l}"));
@@ -320,12 +319,4 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
         }
     }
     Ok(out)
-}
-
-impl Plan {
-    /// How many of panel `pi`'s overrides come from the spec itself (the rest come from the
-    /// scale and are applied after the curves').
-    fn spec_panel_len(&self, pi: usize) -> usize {
-        self.spec.panel[pi].set.len()
-    }
 }

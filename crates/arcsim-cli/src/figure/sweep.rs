@@ -24,7 +24,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         "latency_at_min_load",
         "failed_points",
     ])?;
-    for (pi, (pname, ptitle, _)) in plan.panels.iter().enumerate() {
+    for (pi, (pname, ptitle)) in plan.panels.iter().enumerate() {
         writeln!(report, "\n## {ptitle}")?;
         writeln!(
             report,

@@ -335,14 +335,28 @@ impl RoutingConfig {
         topo: &TopologyConfig,
         router: &RouterConfig,
     ) -> Result<(), ConfigError> {
-        if !(0.0..=1.0).contains(&self.misroute_threshold) {
-            return Err(field_err(
+        // Fractions of a buffer: [0, 1], NaN rejected.
+        for (field, value, hint) in [
+            (
                 "routing.misroute_threshold",
-                format!(
-                    "{} is outside [0, 1] (seed 001 uses 0.9)",
-                    self.misroute_threshold
-                ),
-            ));
+                self.misroute_threshold,
+                " (seed 001 uses 0.9)",
+            ),
+            (
+                "routing.ecm_threshold",
+                self.ecm_threshold,
+                " (seed 001 uses 0.2)",
+            ),
+            (
+                "routing.busy_wait_max",
+                self.busy_wait_max,
+                " (1.0: always wait for a busy minimal output)",
+            ),
+            ("routing.mml_min_occupancy", self.mml_min_occupancy, ""),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(field_err(field, format!("{value} is outside [0, 1]{hint}")));
+            }
         }
         if self.ugal_threshold.is_nan() {
             // Every comparison with NaN is false: the routing would silently pick one path.
@@ -362,30 +376,6 @@ impl RoutingConfig {
         }
         if self.pb_period == 0 {
             return Err(field_err("routing.pb_period", "must be at least 1 cycle"));
-        }
-        if !(0.0..=1.0).contains(&self.ecm_threshold) {
-            return Err(field_err(
-                "routing.ecm_threshold",
-                format!(
-                    "{} is outside [0, 1] (seed 001 uses 0.2)",
-                    self.ecm_threshold
-                ),
-            ));
-        }
-        if !(0.0..=1.0).contains(&self.busy_wait_max) {
-            return Err(field_err(
-                "routing.busy_wait_max",
-                format!(
-                    "{} is outside [0, 1] (1.0: always wait for a busy minimal output)",
-                    self.busy_wait_max
-                ),
-            ));
-        }
-        if !(0.0..=1.0).contains(&self.mml_min_occupancy) {
-            return Err(field_err(
-                "routing.mml_min_occupancy",
-                format!("{} is outside [0, 1]", self.mml_min_occupancy),
-            ));
         }
         if !self.algorithm.uses_escape() {
             if self.congestion != CongestionKind::None {
