@@ -24,19 +24,41 @@ impl Rng {
     /// (>= 1). Sampling the gap directly costs work per packet instead of per node and cycle.
     #[inline]
     pub fn geometric(&mut self, p: f64) -> u64 {
-        if p >= 1.0 {
-            return 1;
-        }
-        // u lies in (0, 1].
-        let u = 1.0 - self.unit();
+        Geometric::new(p).sample(self)
+    }
+}
+
+/// Gaps of a Bernoulli process with a fixed probability per cycle, with the logarithm of the
+/// failure probability computed once instead of at every draw.
+#[derive(Debug, Clone, Copy)]
+pub struct Geometric {
+    /// ln(1 - p); None when p >= 1 (every cycle is a success).
+    denom: Option<f64>,
+}
+
+impl Geometric {
+    pub fn new(p: f64) -> Geometric {
         // For tiny p, 1 - p rounds to 1 and its logarithm to 0, which would make every gap 1
         // (a load of 1e-300 injecting at full speed): ln_1p is exact there. Above the cut the
         // original expression is kept, so that runs at ordinary loads draw the same gaps.
-        let denom = if p < 1e-9 {
-            (-p).ln_1p()
-        } else {
-            (1.0 - p).ln()
+        let denom = (p < 1.0).then(|| {
+            if p < 1e-9 {
+                (-p).ln_1p()
+            } else {
+                (1.0 - p).ln()
+            }
+        });
+        Geometric { denom }
+    }
+
+    /// Draw one gap (>= 1).
+    #[inline]
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        let Some(denom) = self.denom else {
+            return 1;
         };
+        // u lies in (0, 1].
+        let u = 1.0 - rng.unit();
         // Capped far beyond any run (4e9 cycles), so that `now + gap` cannot overflow.
         1 + ((u.ln() / denom).floor() as u64).min(1 << 62)
     }

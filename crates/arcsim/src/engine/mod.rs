@@ -606,7 +606,7 @@ impl<R: Routing> Simulation<R> {
         let Injection::Bernoulli { load } = self.injection else {
             return;
         };
-        let prob = load / self.pkt_len as f64;
+        let gaps = crate::rng::Geometric::new(load / self.pkt_len as f64);
         let mut due = std::mem::take(&mut self.due);
         self.calendar.take(self.now, &mut due);
         for (k, &n) in due.iter().enumerate() {
@@ -617,7 +617,7 @@ impl<R: Routing> Simulation<R> {
                 }
             }
             self.try_generate(n as usize);
-            let next = self.now + self.rng.geometric(prob);
+            let next = self.now + gaps.sample(&mut self.rng);
             self.calendar.schedule(self.now, next, n);
         }
         self.due = due;

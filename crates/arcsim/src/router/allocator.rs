@@ -23,7 +23,8 @@ pub(crate) struct Request {
     vc: u8,
     out_vc: u8,
     cand: Candidate,
-    age: u64,
+    /// Generation cycle of the head packet (the age arbiter's key).
+    age: u32,
 }
 
 impl Request {
@@ -136,25 +137,28 @@ impl<R: Routing> Simulation<R> {
                     ArbiterKind::Lrs => pick_lrs(&mut self.out_lrs[lb..lb + radix], mask),
                     ArbiterKind::Age => {
                         let reqs = &self.req_scratch;
-                        pick_min_key(mask, |i| reqs[i].age)
+                        pick_min_key(mask, |i| reqs[i].age as u64)
                     }
                     ArbiterKind::RoundRobin => {
                         pick_round_robin(mask, self.ports[base + o].rr_out as usize)
                     }
                 };
                 let req = self.req_scratch[winner];
-                self.ports[base + o].rr_out = if winner + 1 == radix {
-                    0
-                } else {
-                    winner as u8 + 1
-                };
                 let pi = &mut self.ports[base + winner];
-                pi.rr_in = if req.vc + 1 == pi.vc_count {
-                    0
-                } else {
-                    req.vc + 1
-                };
                 let vci = pi.vc_base as usize + req.vc as usize;
+                if self.arbiter == ArbiterKind::RoundRobin {
+                    // Only the round-robin arbiters read their pointers.
+                    pi.rr_in = if req.vc + 1 == pi.vc_count {
+                        0
+                    } else {
+                        req.vc + 1
+                    };
+                    self.ports[base + o].rr_out = if winner + 1 == radix {
+                        0
+                    } else {
+                        winner as u8 + 1
+                    };
+                }
                 self.vcs[vci].last_served = (now + 1) as u32;
                 self.grant(r, winner, req.vc as usize, &req.cand, req.out_vc as usize);
                 inputs &= !(1u64 << winner);
@@ -204,7 +208,7 @@ impl<R: Routing> Simulation<R> {
             let head = self.slots.front(&f).expect("non-empty FIFO");
             let pkt = self.pool.get_mut(head);
             let len = pkt.len as u32;
-            let age = pkt.gen_time as u64;
+            let age = pkt.gen_time;
             self.cands.clear();
             let ports = &self.ports[base..base + radix];
             let mut ctx = RouteCtx {
@@ -304,7 +308,7 @@ impl<R: Routing> Simulation<R> {
             awake = true;
             let key = match self.arbiter {
                 ArbiterKind::Lrs => self.vcs[vb + v].last_served as u64,
-                ArbiterKind::Age => age,
+                ArbiterKind::Age => age as u64,
                 ArbiterKind::RoundRobin => ((v + nv - rr_in) % nv) as u64,
             };
             if best.is_none_or(|(k, _)| key < k) {
