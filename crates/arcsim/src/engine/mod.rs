@@ -191,9 +191,9 @@ pub struct Simulation<R: Routing> {
     pub(crate) active: Vec<u64>,
     /// Scratch: the routers allocated this cycle.
     active_list: Vec<u32>,
-    /// LRS order of every output: router r's output `out` keeps its inputs from least to most
-    /// recently served in `out_lrs[lrs_base[r] + out * radix ..][..radix]`. The same choice as
-    /// last-grant stamps (never-served inputs first, by index), in a quarter of the bytes.
+    /// LRS state of every output: router r's output `out` keeps a byte stamp per input and
+    /// its grant counter in `out_lrs[lrs_base[r] + out * (radix + 1) ..][..radix + 1]`
+    /// ([`pick_lrs`](crate::router::arbiter::pick_lrs)).
     pub(crate) lrs_base: Vec<u32>,
     pub(crate) out_lrs: Vec<u8>,
     /// Output arbitration serves transit packets before injections (router.injection_priority).
@@ -340,9 +340,8 @@ impl<R: Routing> Simulation<R> {
         let mut out_lrs = Vec::new();
         for r in 0..net.num_routers() {
             lrs_base.push(out_lrs.len() as u32);
-            for _ in 0..net.radix(r) {
-                out_lrs.extend(0..net.radix(r) as u8);
-            }
+            let radix = net.radix(r);
+            out_lrs.resize(out_lrs.len() + radix * (radix + 1), 0);
         }
         let max_lat = net.ports.iter().map(|p| p.latency).max().unwrap_or(1) as u64;
         let mut rng = Rng::new(cfg.simulation.seed);

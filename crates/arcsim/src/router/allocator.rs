@@ -110,7 +110,7 @@ impl<R: Routing> Simulation<R> {
                         self.out_req_scratch[o] = 0;
                         // The output arbiter reads and stamps this row after the requests.
                         crate::prefetch::prefetch(
-                            &self.out_lrs[self.lrs_base[r] as usize + o * radix],
+                            &self.out_lrs[self.lrs_base[r] as usize + o * (radix + 1)],
                         );
                     }
                     self.out_req_scratch[o] |= 1u64 << i;
@@ -132,9 +132,9 @@ impl<R: Routing> Simulation<R> {
                         mask = transit;
                     }
                 }
-                let lb = self.lrs_base[r] as usize + o * radix;
+                let lb = self.lrs_base[r] as usize + o * (radix + 1);
                 let winner = match self.arbiter {
-                    ArbiterKind::Lrs => pick_lrs(&mut self.out_lrs[lb..lb + radix], mask),
+                    ArbiterKind::Lrs => pick_lrs(&mut self.out_lrs[lb..lb + radix + 1], mask),
                     ArbiterKind::Age => {
                         let reqs = &self.req_scratch;
                         pick_min_key(mask, |i| reqs[i].age as u64)

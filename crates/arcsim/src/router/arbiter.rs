@@ -23,21 +23,51 @@ pub fn pick_min_key(mask: u64, key: impl Fn(usize) -> u64) -> usize {
     best
 }
 
-/// Least recently served, kept as an order: `order` lists the inputs from least to most
-/// recently served (initially by index). Picks the first requester in `mask` and moves it to
-/// the back. The same choice as [`pick_min_key`] over last-grant stamps (never-served inputs
-/// tie at stamp 0 and go by index), from one byte per input instead of a 4-byte stamp.
+/// Least recently served from one byte per input: `row[..n]` holds small grant stamps of the
+/// `n` inputs (0: never served) and `row[n]` the stamp of the latest grant. Picks the requester
+/// in `mask` with the smallest stamp (ties: lowest index, so never-served inputs go by index)
+/// and stamps it. When the byte counter would overflow, the stamps are renumbered 0..n in
+/// (stamp, index) order, which keeps every future choice: the same choice as cycle stamps of
+/// the last grant, in a quarter of the bytes, and with no shifting of an order list.
 #[inline]
-pub fn pick_lrs(order: &mut [u8], mask: u64) -> usize {
-    let k = order
-        .iter()
-        .position(|&i| mask & (1u64 << i) != 0)
-        .expect("an output arbitrates only among requesters");
-    let w = order[k];
-    order.copy_within(k + 1.., k);
-    let last = order.len() - 1;
-    order[last] = w;
-    w as usize
+pub fn pick_lrs(row: &mut [u8], mask: u64) -> usize {
+    let n = row.len() - 1;
+    debug_assert!(n < u8::MAX as usize && mask != 0 && (n >= 64 || mask >> n == 0));
+    let mut m = mask;
+    let mut best = m.trailing_zeros() as usize;
+    let mut best_stamp = row[best];
+    m &= m - 1;
+    while m != 0 {
+        let i = m.trailing_zeros() as usize;
+        m &= m - 1;
+        if row[i] < best_stamp {
+            best = i;
+            best_stamp = row[i];
+        }
+    }
+    if row[n] == u8::MAX {
+        renumber(row);
+    }
+    let stamp = row[n] + 1;
+    row[best] = stamp;
+    row[n] = stamp;
+    best
+}
+
+/// Replace the stamps of `row[..n]` by their ranks in (stamp, index) order and set the counter
+/// `row[n]` to the highest rank. Runs once per ~(255 - n) grants of an output.
+#[cold]
+fn renumber(row: &mut [u8]) {
+    let n = row.len() - 1;
+    let mut idx = [0u8; 64];
+    for (k, slot) in idx[..n].iter_mut().enumerate() {
+        *slot = k as u8;
+    }
+    idx[..n].sort_unstable_by_key(|&i| (row[i as usize], i));
+    for (rank, &i) in idx[..n].iter().enumerate() {
+        row[i as usize] = rank as u8;
+    }
+    row[n] = (n - 1) as u8;
 }
 
 /// Round-robin: the first set bit at or after `pointer`, wrapping around.
@@ -72,12 +102,13 @@ mod tests {
     }
 
     #[test]
-    fn lrs_order_chooses_as_last_grant_stamps_do() {
-        // Random requester sets over 23 inputs: the order list and the stamps (cycle + 1 of
-        // the last grant, ties by index) pick the same winner every time.
+    fn byte_stamps_choose_as_last_grant_cycles_do() {
+        // Random requester sets over 23 inputs: byte stamps (renumbered about every 230
+        // grants) and cycle stamps (cycle + 1 of the last grant, ties by index) pick the same
+        // winner every time.
         let mut rng = crate::rng::Rng::new(7);
         let n = 23;
-        let mut order: Vec<u8> = (0..n as u8).collect();
+        let mut row = vec![0u8; n + 1];
         let mut stamps = vec![0u64; n];
         for cycle in 0..20_000u64 {
             // Mostly one to three requesters, sometimes many.
@@ -91,8 +122,8 @@ mod tests {
                 mask |= 1u64 << rng.below(n as u64);
             }
             let by_stamp = pick_min_key(mask, |i| stamps[i]);
-            let by_order = pick_lrs(&mut order, mask);
-            assert_eq!(by_order, by_stamp, "cycle {cycle}, mask {mask:#x}");
+            let by_row = pick_lrs(&mut row, mask);
+            assert_eq!(by_row, by_stamp, "cycle {cycle}, mask {mask:#x}");
             stamps[by_stamp] = cycle + 1;
         }
     }
