@@ -22,21 +22,25 @@ fn experiments() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/ofar")
 }
 
-/// (spec, simulations at full size, at the quick scale).
-const SPECS: [(&str, usize, usize); 10] = [
+/// (spec, simulations at full size, at the quick scale, at its other scales).
+type SpecCounts = (&'static str, usize, usize, &'static [(&'static str, usize)]);
+
+const SPECS: [SpecCounts; 10] = [
     // 4 curves x 20 loads x 5 seeds; quick: 4 x 5 loads.
-    ("fig05.toml", 400, 20),
+    ("fig05.toml", 400, 20, &[]),
     // 3 panels x 6 curves x 20 loads x 5 seeds; quick: 3 x 6 x 10.
-    ("fig06.toml", 1800, 180),
-    ("fig07.toml", 15, 6),
+    ("fig06.toml", 1800, 180, &[]),
+    ("fig07.toml", 15, 6, &[]),
     // 6 patterns x 5 routings x 5 seeds.
-    ("fig08.toml", 150, 30),
-    ("fig09.toml", 1200, 120),
-    ("fig10.toml", 1000, 100),
-    ("fig11.toml", 175, 35),
-    ("fig12.toml", 30, 6),
-    ("fig13.toml", 20, 4),
-    ("fig14.toml", 900, 90),
+    ("fig08.toml", 150, 30, &[]),
+    ("fig09.toml", 1200, 120, &[]),
+    ("fig10.toml", 1000, 100, &[]),
+    ("fig11.toml", 175, 35, &[]),
+    ("fig12.toml", 30, 6, &[]),
+    // h6: 4 curves, one seed.
+    ("fig13.toml", 20, 4, &[("h6", 4)]),
+    // h6: 3 panels x 3 rings x 8 loads, one seed.
+    ("fig14.toml", 900, 90, &[("h6", 72)]),
 ];
 
 #[test]
@@ -55,10 +59,27 @@ fn every_experiment_spec_is_valid_at_every_scale() {
         found, listed,
         "a spec in experiments/ofar is not checked here"
     );
-    for (name, full, quick) in SPECS {
+    for (name, full, quick, others) in SPECS {
         let spec = experiments().join(name);
         let spec = spec.to_str().expect("utf-8 path");
-        for (scale, want) in [(None, full), (Some("quick"), quick)] {
+        let defined: Vec<String> = std::fs::read_to_string(spec)
+            .expect("spec")
+            .lines()
+            .filter_map(|l| {
+                l.strip_prefix("[scale.")?
+                    .strip_suffix(']')
+                    .map(str::to_string)
+            })
+            .collect();
+        let checked: Vec<String> = std::iter::once("quick")
+            .chain(others.iter().map(|o| o.0))
+            .map(str::to_string)
+            .collect();
+        assert_eq!(defined, checked, "{name}: a scale is not checked here");
+        let scales = [(None, full), (Some("quick"), quick)]
+            .into_iter()
+            .chain(others.iter().map(|&(s, n)| (Some(s), n)));
+        for (scale, want) in scales {
             let mut args = vec!["figure", spec, "--dry-run"];
             if let Some(s) = scale {
                 args.extend(["--scale", s]);
