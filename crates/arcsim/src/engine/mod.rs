@@ -755,7 +755,8 @@ impl<R: Routing> Simulation<R> {
             self.pool.get_mut(id).inject_time = now as u32;
             self.collector.on_inject(now, r);
             let node = pin.peer_router as usize;
-            if self.burst_left[node] > 0 && self.try_generate(node) {
+            // Only bursts refill the injection queue here (Bernoulli runs skip the lookup).
+            if self.burst_total > 0 && self.burst_left[node] > 0 && self.try_generate(node) {
                 self.burst_left[node] -= 1;
             }
         } else {
