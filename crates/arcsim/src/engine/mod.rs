@@ -191,9 +191,9 @@ pub struct Simulation<R: Routing> {
     pub(crate) active: Vec<u64>,
     /// Scratch: the routers allocated this cycle.
     active_list: Vec<u32>,
-    /// LRS state of every output: router r's output `out` keeps a byte stamp per input and
-    /// its grant counter in `out_lrs[lrs_base[r] + out * (radix + 1) ..][..radix + 1]`
-    /// ([`pick_lrs`](crate::router::arbiter::pick_lrs)).
+    /// LRS state of every output: a byte stamp per input and a grant counter, `radix + 1`
+    /// bytes per output from `lrs_base[r]` (`lrs_row` in the allocator;
+    /// [`pick_lrs`](crate::router::arbiter::pick_lrs)).
     pub(crate) lrs_base: Vec<u32>,
     pub(crate) out_lrs: Vec<u8>,
     /// Output arbitration serves transit packets before injections (router.injection_priority).

@@ -109,9 +109,7 @@ impl<R: Routing> Simulation<R> {
                     if any_out & (1u64 << o) == 0 {
                         self.out_req_scratch[o] = 0;
                         // The output arbiter reads and stamps this row after the requests.
-                        crate::prefetch::prefetch(
-                            &self.out_lrs[self.lrs_base[r] as usize + o * (radix + 1)],
-                        );
+                        crate::prefetch::prefetch(&self.out_lrs[self.lrs_row(r, o, radix)]);
                     }
                     self.out_req_scratch[o] |= 1u64 << i;
                     any_out |= 1u64 << o;
@@ -132,7 +130,7 @@ impl<R: Routing> Simulation<R> {
                         mask = transit;
                     }
                 }
-                let lb = self.lrs_base[r] as usize + o * (radix + 1);
+                let lb = self.lrs_row(r, o, radix);
                 let winner = match self.arbiter {
                     ArbiterKind::Lrs => pick_lrs(&mut self.out_lrs[lb..lb + radix + 1], mask),
                     ArbiterKind::Age => {
@@ -165,6 +163,13 @@ impl<R: Routing> Simulation<R> {
                 out_done |= 1u64 << o;
             }
         }
+    }
+
+    /// Where the LRS row of router `r`'s output `out` starts in `out_lrs`: `radix` input
+    /// stamps and the grant counter ([`pick_lrs`]).
+    #[inline(always)]
+    fn lrs_row(&self, r: usize, out: usize, radix: usize) -> usize {
+        self.lrs_base[r] as usize + out * (radix + 1)
     }
 
     /// The request of input port `i` this iteration: among its VCs whose head can go
