@@ -484,12 +484,16 @@ impl<R: Routing> Simulation<R> {
     #[inline]
     fn enqueue(&mut self, vc: u32, id: u32, r: usize, local: usize) {
         let v = &mut self.vcs[vc as usize];
+        // A packet queued behind another leaves the head, and so the input's sleep, as it was.
+        let new_head = v.fifo.len == 0;
         let ok = self.slots.push(&mut v.fifo, id);
         debug_assert!(ok, "credit protocol violated: buffer overflow");
         let p = &mut self.ports[self.net.port_base[r] as usize + local];
         p.vc_mask |= 1u16 << (vc - p.vc_base);
         self.nonempty[r] |= 1u64 << local;
-        self.awake[r] |= 1u64 << local;
+        if new_head {
+            self.awake[r] |= 1u64 << local;
+        }
         self.active[r / 64] |= 1u64 << (r % 64);
     }
 
