@@ -39,7 +39,8 @@ const SPECS: [SpecCounts; 10] = [
     ("fig09.toml", 1200, 120, &[("h6", 60)]),
     // h6: 2 panels x 5 curves x 5 loads, one seed.
     ("fig10.toml", 1000, 100, &[("h6", 50)]),
-    ("fig11.toml", 175, 35, &[]),
+    // h6: 7 panels x 5 curves, one seed.
+    ("fig11.toml", 175, 35, &[("h6", 35)]),
     // h6: 3 panels x 2 escapes, one seed.
     ("fig12.toml", 30, 6, &[("h6", 6)]),
     // h6: 4 curves, one seed.

@@ -591,6 +591,11 @@ fn range_errors_say_what_was_given() {
         expect_field(check_sets(&[set]), field, &[given]);
     }
     expect_field(
+        check_sets(&["routing.algorithm=ofar", "routing.ecm_rule=any"]),
+        "routing.ecm_rule",
+        &["congestion = \"ecm\""],
+    );
+    expect_field(
         check_sets(&["traffic.pattern=hot-spot", "traffic.hot_fraction=1.5"]),
         "traffic.hot_fraction",
         &["1.5 is outside [0, 1]"],

@@ -209,6 +209,63 @@ fn bcm_and_ecm_keep_throughput_where_plain_ofar_collapses() {
 }
 
 #[test]
+fn ecm_any_rule_is_the_paper_rule_on_a_ring_and_stricter_on_a_tree() {
+    // routing.ecm_rule = "any" stops injection while any escape buffer of the router is above
+    // threshold, not all of them. A ring router receives on one escape buffer, so the two
+    // rules are the same; a tree router may receive on several, and "any" keeps more packets
+    // out of the tree, at the price of starving the routers that gather the tree's traffic
+    // (docs/configuration.md, routing.ecm_rule).
+    let at = |escape: &str, rule: &str| {
+        must_run(&[
+            "routing.algorithm=ofar",
+            &format!("routing.escape={escape}"),
+            "routing.congestion=ecm",
+            &format!("routing.ecm_rule={rule}"),
+            "router.vcs_local=2",
+            "router.vcs_global=1",
+            "traffic.load=1.0",
+            "simulation.warmup_cycles=3000",
+            "simulation.measure_cycles=4000",
+        ])
+    };
+    let (ring_all, ring_any) = (at("ring", "all"), at("ring", "any"));
+    assert_eq!(
+        (
+            ring_all.packet_hops,
+            &ring_all.packets,
+            &ring_all.injected_per_router
+        ),
+        (
+            ring_any.packet_hops,
+            &ring_any.packets,
+            &ring_any.injected_per_router
+        ),
+        "one escape buffer per ring router: the rules must agree"
+    );
+    let (all, any) = (at("tree", "all"), at("tree", "any"));
+    let starved = |r: &arcsim::RunResult| r.injected_per_router.iter().filter(|&&n| n == 0).count();
+    eprintln!(
+        "OFAR tree ECM 2/1(+1) UN load 1.0: all {:.3} ({:.1}% enter the tree, {} routers inject nothing), any {:.3} ({:.1}%, {})",
+        all.accepted_load,
+        100.0 * all.escape.entered_fraction,
+        starved(&all),
+        any.accepted_load,
+        100.0 * any.escape.entered_fraction,
+        starved(&any)
+    );
+    assert!(
+        any.escape.entered_fraction < 0.8 * all.escape.entered_fraction,
+        "\"any\" should keep packets out of the tree"
+    );
+    assert!(any.accepted_load > 0.95 * all.accepted_load);
+    assert_eq!(starved(&all), 0);
+    assert!(
+        starved(&any) > 0,
+        "no router starves under \"any\" any more: update docs/configuration.md"
+    );
+}
+
+#[test]
 fn bcm_collapses_under_advg_h_unless_global_injections_keep_a_larger_bubble() {
     // Under ADVG+h at full load the canonical network of OFAR with 2/1(+1) VCs jams (a cycle
     // of full local buffers) and the escape ring carries everything. BCM's 2-packet bubble

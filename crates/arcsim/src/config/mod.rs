@@ -217,6 +217,19 @@ pub enum CongestionKind {
     Ecm,
 }
 
+/// ECM: which escape buffers of a router must be above `routing.ecm_threshold` to stop
+/// injection there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EcmRule {
+    /// Every escape buffer the router receives on (seed 001, section 3.4.1).
+    All,
+    /// At least one of them. Not in seed 001: a tree router receives on several escape
+    /// buffers, and "all above threshold" rarely holds there while the canonical buffers
+    /// fill (docs/reproductions/ofar.md, Fig. 5 at h = 6).
+    Any,
+}
+
 /// OFAR: what a packet does when its minimal output has room but is still sending an
 /// earlier packet (seed 001, section 3.2: misrouting is allowed when the minimal output "is
 /// already assigned to another input or Q_min = 100%").
@@ -280,6 +293,9 @@ pub struct RoutingConfig {
     pub bcm_bubble_global: Option<u32>,
     /// ECM: occupancy (0..1) above which an escape buffer counts as congested.
     pub ecm_threshold: f64,
+    /// ECM: stop injection when all (seed 001) or any of the router's escape buffers are above
+    /// `ecm_threshold`.
+    pub ecm_rule: EcmRule,
     /// OFAR, MM+L: after the non-minimal local hop of a global misroute (taken from a local
     /// queue in the source group), take a global port of the next router instead of
     /// re-evaluating there against that router's own (local) minimal output. Not the default.
@@ -319,6 +335,7 @@ impl Default for RoutingConfig {
             bcm_bubble: 2,
             bcm_bubble_global: None,
             ecm_threshold: 0.2,
+            ecm_rule: EcmRule::All,
             mml_commit: false,
             mml_min_occupancy: 0.0,
             ofar_l_mml: false,
@@ -376,6 +393,12 @@ impl RoutingConfig {
         }
         if self.pb_period == 0 {
             return Err(field_err("routing.pb_period", "must be at least 1 cycle"));
+        }
+        if self.ecm_rule == EcmRule::Any && self.congestion != CongestionKind::Ecm {
+            return Err(field_err(
+                "routing.ecm_rule",
+                "\"any\" changes ECM, and routing.congestion is not \"ecm\": set congestion = \"ecm\" or drop ecm_rule",
+            ));
         }
         if !self.algorithm.uses_escape() {
             if self.congestion != CongestionKind::None {

@@ -45,7 +45,9 @@
 
 use super::min::{ejection, minimal_hop};
 use super::{Candidate, Candidates, HopKind, RouteCtx, Routing};
-use crate::config::{BusyMinimal, CongestionKind, EscapeKind, QueueOccupancy, RoutingConfig};
+use crate::config::{
+    BusyMinimal, CongestionKind, EcmRule, EscapeKind, QueueOccupancy, RoutingConfig,
+};
 use crate::engine::packet::Packet;
 use crate::topology::escape::{self, Ring, Tree};
 use crate::topology::{Dragonfly, PortClass, Topology};
@@ -89,6 +91,8 @@ pub struct OfarRouting {
     bcm_bubble: u32,
     bcm_bubble_global: u32,
     ecm_threshold: f64,
+    /// ECM stops injection when any (not every) escape buffer is above threshold.
+    ecm_any: bool,
     mml_committed: bool,
     mml_min_occupancy: f64,
     /// A busy (but not newly granted) minimal output with room is waited for.
@@ -188,6 +192,7 @@ impl OfarRouting {
             bcm_bubble: cfg.bcm_bubble,
             bcm_bubble_global: cfg.bcm_bubble_global.unwrap_or(cfg.bcm_bubble),
             ecm_threshold: cfg.ecm_threshold,
+            ecm_any: cfg.ecm_rule == EcmRule::Any,
             mml_committed: cfg.mml_commit,
             mml_min_occupancy: cfg.mml_min_occupancy,
             wait_busy_minimal: cfg.busy_minimal == BusyMinimal::Wait,
@@ -258,13 +263,17 @@ impl OfarRouting {
         }
     }
 
-    /// ECM: injection is stopped while every escape buffer of the router is above threshold.
+    /// ECM: injection is stopped while every escape buffer of the router (or, with
+    /// `ecm_rule = "any"`, at least one) is above threshold.
     fn ecm_blocks(&self, ctx: &RouteCtx) -> bool {
         let bufs = &self.escape_inputs[ctx.router];
-        !bufs.is_empty()
-            && bufs
-                .iter()
-                .all(|&(p, v)| ctx.input_fill(p as usize, v as usize) > self.ecm_threshold)
+        let above =
+            |&(p, v): &(u16, u8)| ctx.input_fill(p as usize, v as usize) > self.ecm_threshold;
+        if self.ecm_any {
+            bufs.iter().any(above)
+        } else {
+            !bufs.is_empty() && bufs.iter().all(above)
+        }
     }
 
     /// The escape candidate of `pkt` at this router, if any.
