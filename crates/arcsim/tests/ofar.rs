@@ -91,6 +91,34 @@ fn escape_rings_b_and_both_prevent_deadlock_on_h4() {
 }
 
 #[test]
+fn escape_ring_c_and_all_three_prevent_deadlock_on_h5() {
+    // Ring C needs an odd h > 3: p=5, a=10, h=5 (51 groups, 2,550 nodes).
+    for rings in ["[\"c\"]", "[\"a\", \"b\", \"c\"]"] {
+        let r = arcsim::run(&config(&[
+            "topology.p=5",
+            "topology.a=10",
+            "topology.h=5",
+            "routing.algorithm=ofar",
+            "router.vcs_local=1",
+            "router.vcs_global=1",
+            &format!("routing.rings={rings}"),
+            "traffic.pattern=adv-global",
+            "traffic.offset=5",
+            "traffic.load=1.0",
+            "simulation.warmup_cycles=1000",
+            "simulation.measure_cycles=3000",
+            "simulation.watchdog_cycles=1500",
+        ]))
+        .unwrap_or_else(|e| panic!("rings {rings}: {e}"));
+        assert!(r.packets.delivered > 0);
+        assert!(
+            r.escape.entered_fraction > 0.0,
+            "rings {rings}: no packet used the escape network, so nothing was tested"
+        );
+    }
+}
+
+#[test]
 fn without_escape_the_watchdog_catches_ofar_deadlock() {
     let err = run(&[
         "routing.algorithm=ofar",
