@@ -66,56 +66,48 @@ fn escape_subnetworks_prevent_deadlock_with_one_vc() {
     }
 }
 
-#[test]
-fn escape_rings_b_and_both_prevent_deadlock_on_h4() {
-    // Ring B needs an even h > 2: p=4, a=8, h=4 (33 groups, 1,056 nodes).
-    for rings in ["[\"b\"]", "[\"a\", \"b\"]"] {
-        let r = arcsim::run(&config(&[
-            "topology.p=4",
-            "topology.a=8",
-            "topology.h=4",
+/// OFAR with 1/1(+1) VCs on the balanced dragonfly with `h`, ADVG+h at full load: the
+/// watchdog must stay silent with each of these ring sets, and packets must use them.
+fn rings_prevent_deadlock(h: usize, ring_sets: &[&str]) {
+    let shape = [
+        format!("topology.p={h}"),
+        format!("topology.a={}", 2 * h),
+        format!("topology.h={h}"),
+        format!("traffic.offset={h}"),
+    ];
+    for rings in ring_sets {
+        let mut sets: Vec<&str> = shape.iter().map(String::as_str).collect();
+        let r = format!("routing.rings={rings}");
+        sets.extend_from_slice(&[
             "routing.algorithm=ofar",
             "router.vcs_local=1",
             "router.vcs_global=1",
-            &format!("routing.rings={rings}"),
+            &r,
             "traffic.pattern=adv-global",
-            "traffic.offset=4",
             "traffic.load=1.0",
             "simulation.warmup_cycles=1000",
             "simulation.measure_cycles=3000",
             "simulation.watchdog_cycles=1500",
-        ]))
-        .unwrap_or_else(|e| panic!("rings {rings}: {e}"));
+        ]);
+        let r = arcsim::run(&config(&sets)).unwrap_or_else(|e| panic!("h {h}, rings {rings}: {e}"));
         assert!(r.packets.delivered > 0);
+        assert!(
+            r.escape.entered_fraction > 0.0,
+            "h {h}, rings {rings}: no packet used the escape network, so nothing was tested"
+        );
     }
+}
+
+#[test]
+fn escape_rings_b_and_both_prevent_deadlock_on_h4() {
+    // Ring B needs an even h > 2: p=4, a=8, h=4 (33 groups, 1,056 nodes).
+    rings_prevent_deadlock(4, &["[\"b\"]", "[\"a\", \"b\"]"]);
 }
 
 #[test]
 fn escape_ring_c_and_all_three_prevent_deadlock_on_h5() {
     // Ring C needs an odd h > 3: p=5, a=10, h=5 (51 groups, 2,550 nodes).
-    for rings in ["[\"c\"]", "[\"a\", \"b\", \"c\"]"] {
-        let r = arcsim::run(&config(&[
-            "topology.p=5",
-            "topology.a=10",
-            "topology.h=5",
-            "routing.algorithm=ofar",
-            "router.vcs_local=1",
-            "router.vcs_global=1",
-            &format!("routing.rings={rings}"),
-            "traffic.pattern=adv-global",
-            "traffic.offset=5",
-            "traffic.load=1.0",
-            "simulation.warmup_cycles=1000",
-            "simulation.measure_cycles=3000",
-            "simulation.watchdog_cycles=1500",
-        ]))
-        .unwrap_or_else(|e| panic!("rings {rings}: {e}"));
-        assert!(r.packets.delivered > 0);
-        assert!(
-            r.escape.entered_fraction > 0.0,
-            "rings {rings}: no packet used the escape network, so nothing was tested"
-        );
-    }
+    rings_prevent_deadlock(5, &["[\"c\"]", "[\"a\", \"b\", \"c\"]"]);
 }
 
 #[test]
