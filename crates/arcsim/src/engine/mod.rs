@@ -196,6 +196,9 @@ pub struct Simulation<R: Routing> {
     /// [`pick_lrs`](crate::router::arbiter::pick_lrs)).
     pub(crate) lrs_base: Vec<u32>,
     pub(crate) out_lrs: Vec<u8>,
+    /// Per router (and one past the last): its first VC. A router's VCs are contiguous, so
+    /// the prefetch finds them without first loading its port records.
+    router_vcs: Vec<u32>,
     /// Output arbitration serves transit packets before injections (router.injection_priority).
     pub(crate) transit_first: bool,
     /// Per router: its terminal (injection) input ports.
@@ -343,6 +346,10 @@ impl<R: Routing> Simulation<R> {
             let radix = net.radix(r);
             out_lrs.resize(out_lrs.len() + radix * (radix + 1), 0);
         }
+        let mut router_vcs: Vec<u32> = (0..net.num_routers())
+            .map(|r| ports[net.port_base[r] as usize].vc_base)
+            .collect();
+        router_vcs.push(vcs.len() as u32);
         let max_lat = net.ports.iter().map(|p| p.latency).max().unwrap_or(1) as u64;
         let mut rng = Rng::new(cfg.simulation.seed);
         let wl = Workload::new(cfg, p, a, g, &mut rng);
@@ -377,6 +384,7 @@ impl<R: Routing> Simulation<R> {
             active_list: Vec::with_capacity(routers),
             lrs_base,
             out_lrs,
+            router_vcs,
             transit_first: rc.injection_priority == crate::config::InjectionPriority::TransitFirst,
             terminal_inputs,
             wheel: TimeWheel::new(max_lat + len as u64 + 2),
@@ -660,7 +668,7 @@ impl<R: Routing> Simulation<R> {
             }
         }
         // How many routers ahead each prefetch stage runs (tuned with `arcsim bench`).
-        const DIST: [usize; 4] = [4, 3, 2, 1];
+        const DIST: [usize; 3] = [3, 2, 1];
         for j in 0..list.len() {
             for (stage, d) in DIST.iter().enumerate() {
                 if let Some(&s) = list.get(j + d) {
@@ -678,9 +686,9 @@ impl<R: Routing> Simulation<R> {
 
     /// One stage of the software pipeline that loads a router's records before it is
     /// allocated; each stage reads only what earlier stages loaded. 0: every port (the inputs
-    /// to evaluate and the outputs their heads will ask for); 1: every VC (input FIFOs and the
-    /// credit views the routing reads); 2: the head slots of the inputs to evaluate; 3: their
-    /// head packets.
+    /// to evaluate and the outputs their heads will ask for) and every VC (input FIFOs and
+    /// the credit views the routing reads), both found from `router_vcs` without a load;
+    /// 1: the head slots of the inputs to evaluate; 2: their head packets.
     #[inline(always)]
     fn prefetch_router(&self, r: usize, stage: u8) {
         use crate::prefetch::prefetch;
@@ -689,10 +697,9 @@ impl<R: Routing> Simulation<R> {
             self.net.port_base[r + 1] as usize,
         );
         match stage {
-            0 => crate::prefetch::prefetch_slice(&self.ports[base..end]),
-            1 => {
-                let (first, last) = (&self.ports[base], &self.ports[end - 1]);
-                let vcs = first.vc_base as usize..last.vc_base as usize + last.vc_count as usize;
+            0 => {
+                crate::prefetch::prefetch_slice(&self.ports[base..end]);
+                let vcs = self.router_vcs[r] as usize..self.router_vcs[r + 1] as usize;
                 crate::prefetch::prefetch_slice(&self.vcs[vcs]);
             }
             _ => {
@@ -705,7 +712,7 @@ impl<R: Routing> Simulation<R> {
                         let fifo =
                             &self.vcs[p.vc_base as usize + vm.trailing_zeros() as usize].fifo;
                         vm &= vm - 1;
-                        if stage == 2 {
+                        if stage == 1 {
                             self.slots.prefetch_front(fifo);
                         } else if let Some(id) = self.slots.front(fifo) {
                             prefetch(self.pool.get(id));
