@@ -47,7 +47,10 @@ pub struct Bar {
     pub value: f64,
 }
 
-/// One series of a grouped bar chart: one value per group (NaN = no bar, e.g. a run that did not finish).
+/// One series of a grouped bar chart: one value per group. NaN draws no bar (nothing to
+/// show); +infinity draws an open bar running off the top of the chart, for a run that did
+/// not finish (a burst not consumed within `simulation.max_cycles`), with a legend entry
+/// saying so.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BarSeries {
     pub label: String,
@@ -402,6 +405,18 @@ impl<DB: DrawingBackend> Canvas<'_, DB> {
     fn line(&self, points: Vec<(i32, i32)>, style: ShapeStyle) -> Result<()> {
         self.root
             .draw(&PathElement::new(points, style))
+            .map_err(draw_err)
+    }
+
+    fn rect(&self, a: (i32, i32), b: (i32, i32), style: ShapeStyle) -> Result<()> {
+        self.root
+            .draw(&Rectangle::new([a, b], style))
+            .map_err(draw_err)
+    }
+
+    fn polygon(&self, points: Vec<(i32, i32)>, style: ShapeStyle) -> Result<()> {
+        self.root
+            .draw(&Polygon::new(points, style))
             .map_err(draw_err)
     }
 }
@@ -905,6 +920,8 @@ enum Sample {
     Line(RGBColor, Marker),
     /// A filled, outlined box (bar charts).
     Swatch(RGBColor),
+    /// An open box with an upward arrowhead: a bar that runs off the top (did not finish).
+    OpenSwatch(RGBColor),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -1014,6 +1031,20 @@ impl Legend {
                         .map_err(draw_err)?;
                     root.draw(&Rectangle::new(rect, BLACK.stroke_width(1)))
                         .map_err(draw_err)?;
+                }
+                Some(Sample::OpenSwatch(colour)) => {
+                    let h = LEGEND_FONT as i32 / 2;
+                    let (l, r) = (sx + LEGEND_SAMPLE - 3 * h, sx + LEGEND_SAMPLE);
+                    root.draw(&Rectangle::new(
+                        [(l, cy - h), (r, cy + h)],
+                        colour.stroke_width(OPEN_BAR_W),
+                    ))
+                    .map_err(draw_err)?;
+                    root.draw(&Polygon::new(
+                        vec![((l + r) / 2, cy - h), (l, cy + h / 2), (r, cy + h / 2)],
+                        colour.filled(),
+                    ))
+                    .map_err(draw_err)?;
                 }
                 None => {}
             }
@@ -1572,6 +1603,10 @@ const REFERENCE_COLOUR: RGBColor = RGBColor(64, 64, 64);
 const REFERENCE_W: u32 = 2;
 /// Dash and gap lengths of the reference line, in pixels.
 const REFERENCE_DASH: (i32, i32) = (10, 6);
+/// Border width of an open bar (a run that did not finish).
+const OPEN_BAR_W: u32 = 3;
+/// Legend text of the open bars.
+const UNFINISHED_LABEL: &str = "did not finish";
 
 /// A drawable bar in plot coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -1582,6 +1617,8 @@ struct GroupedBar {
     right: f64,
     top: f64,
     colour: RGBColor,
+    /// The run did not finish: an open bar up to the top of the chart (`top` unused).
+    unfinished: bool,
 }
 
 struct GroupedBarPlot {
@@ -1625,8 +1662,12 @@ impl GroupedBarPlot {
             // Missing values (a short series) are no bars; extra ones are
             // ignored.
             for (g, &v) in ser.values.iter().take(n).enumerate() {
-                if let Some(top) = ty(v) {
-                    y_ext.add(top);
+                let unfinished = v == f64::INFINITY;
+                let top = if unfinished { Some(f64::NAN) } else { ty(v) };
+                if let Some(top) = top {
+                    if !unfinished {
+                        y_ext.add(top);
+                    }
                     let left = g as f64 - GROUP_FILL / 2.0 + s as f64 * bar_w;
                     bars.push(GroupedBar {
                         group: g,
@@ -1635,6 +1676,7 @@ impl GroupedBarPlot {
                         right: left + bar_w,
                         top,
                         colour,
+                        unfinished,
                     });
                 }
             }
@@ -1655,7 +1697,7 @@ impl GroupedBarPlot {
 
         // The legend goes in a panel right of the chart, as a line plot's
         // outside legend: bars fill the plot area, so no corner is safe.
-        let entries: Vec<LegendEntry> = series
+        let mut entries: Vec<LegendEntry> = series
             .iter()
             .enumerate()
             .filter(|(_, s)| !s.label.is_empty())
@@ -1664,6 +1706,12 @@ impl GroupedBarPlot {
                 style: Some(Sample::Swatch(curve_style(i).0)),
             })
             .collect();
+        if bars.iter().any(|b| b.unfinished) {
+            entries.push(LegendEntry {
+                label: UNFINISHED_LABEL.to_string(),
+                style: Some(Sample::OpenSwatch(LEGEND_EDGE)),
+            });
+        }
         let title_h = Geometry::new(spec, &y, 0).title_h;
         let legend = (!entries.is_empty()).then(|| {
             let max_w = (WIDTH as i32) * 4 / 10;
@@ -1748,6 +1796,7 @@ impl Render for GroupedBarPlot {
         let rects = self
             .bars
             .iter()
+            .filter(|b| !b.unfinished)
             .map(|b| ([(b.left, base), (b.right, b.top.max(y.lo))], b.colour));
         chart
             .draw_series(
@@ -1760,6 +1809,28 @@ impl Render for GroupedBarPlot {
             chart
                 .draw_series(rects.map(|(r, _)| Rectangle::new(r, BLACK.stroke_width(1))))
                 .map_err(draw_err)?;
+        }
+        // Runs that did not finish: open bars to the top, an arrowhead at the top saying
+        // "off the chart".
+        for b in self.bars.iter().filter(|b| b.unfinished) {
+            let (l, t) = chart.backend_coord(&(b.left, y.hi));
+            let (r, bottom) = chart.backend_coord(&(b.right, base.max(y.lo)));
+            let w = OPEN_BAR_W as i32;
+            canvas.rect(
+                (l + w / 2, t + w / 2),
+                (r - w / 2, bottom),
+                b.colour.stroke_width(OPEN_BAR_W),
+            )?;
+            let half = ((r - l) / 2 - w).max(2);
+            let mid = (l + r) / 2;
+            canvas.polygon(
+                vec![
+                    (mid, t + w),
+                    (mid - half, t + w + half),
+                    (mid + half, t + w + half),
+                ],
+                b.colour.filled(),
+            )?;
         }
 
         let ((x0, _), (x1, y1)) = corners(&chart, x, y);
@@ -2092,6 +2163,47 @@ mod tests {
         assert_eq!(legend.entries.len(), 5);
         let (_, _, r, _) = plot.geo.plot_rect();
         assert!((r + MARGIN_RIGHT) as i32 + legend.w <= WIDTH as i32);
+    }
+
+    #[test]
+    fn unfinished_runs_are_open_bars_off_the_top() {
+        let groups = paper_groups();
+        let nan = f64::NAN;
+        let series = vec![
+            BarSeries {
+                label: "PB".into(),
+                values: vec![1.0; 7],
+            },
+            BarSeries {
+                label: "OFAR".into(),
+                values: vec![0.6, f64::INFINITY, 0.5, nan, 0.7, 0.8, 0.9],
+            },
+        ];
+        let plot = GroupedBarPlot::new(&bursts_spec("t", false), &groups, &series, Some(1.0));
+        // NaN: no bar; +infinity: an open bar, which does not stretch the axis.
+        assert_eq!(plot.bars.len(), 13);
+        let open: Vec<_> = plot.bars.iter().filter(|b| b.unfinished).collect();
+        assert_eq!(open.len(), 1);
+        assert_eq!((open[0].group, open[0].series), (1, 1));
+        assert!(plot.y.hi < 1.2, "{}", plot.y.hi);
+        let legend = plot.legend.as_ref().expect("legend");
+        assert_eq!(legend.entries.len(), 3);
+        assert_eq!(legend.entries[2].label, UNFINISHED_LABEL);
+
+        let dir = test_dir("grouped-unfinished");
+        let stem = dir.join("bursts");
+        grouped_bar_plot(&stem, &bursts_spec("t", false), &groups, &series, Some(1.0)).unwrap();
+        check_outputs(&stem, "t");
+        let svg = std::fs::read_to_string(with_suffix(&stem, "svg")).unwrap();
+        let c = curve_style(1).0;
+        let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+        let open_rects = svg
+            .lines()
+            .filter(|l| l.trim_start().starts_with("<rect") && l.contains(&stroke))
+            .count();
+        assert_eq!(open_rects, 1, "one open bar in OFAR's colour");
+        assert!(svg_has_text(&svg, UNFINISHED_LABEL));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

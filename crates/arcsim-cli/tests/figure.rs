@@ -336,6 +336,12 @@ set = ["routing.algorithm=min", "simulation.max_cycles=250"]
     };
     assert!(rel("adv", "MIN") > 1.0);
     assert_plot(&o.join("bursts"));
+    // The unfinished runs are drawn (open bars), and the legend says what they mean.
+    let svg = std::fs::read_to_string(o.join("bursts.svg")).unwrap();
+    assert!(
+        svg.contains("did not finish"),
+        "no legend entry for the open bars"
+    );
     for panel in ["un", "adv"] {
         assert_plot(&o.join(panel).join("hops"));
         let hops = rows(&o.join(panel).join("hops.csv"));

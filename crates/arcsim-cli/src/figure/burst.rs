@@ -145,7 +145,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     ])?;
                 }
                 None => {
-                    series[ci].values.push(f64::NAN);
+                    // Drawn as an open bar off the top of the chart.
+                    series[ci].values.push(f64::INFINITY);
                     longest[pi].push(None);
                     write!(report, " {:>18}", "not consumed")?;
                     w.write_record([
