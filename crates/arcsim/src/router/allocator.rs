@@ -25,6 +25,10 @@ pub(crate) struct Request {
     cand: Candidate,
     /// Generation cycle of the head packet (the age arbiter's key).
     age: u32,
+    /// The input has this one head and the routing offered it this one output, which
+    /// cannot change within the cycle (state-independent routing): if the request loses,
+    /// the head can only wait for that output, and is put to sleep without asking again.
+    only: bool,
 }
 
 impl Request {
@@ -40,6 +44,7 @@ impl Request {
             reserve: 0,
         },
         age: 0,
+        only: false,
     };
 }
 
@@ -103,6 +108,12 @@ impl<R: Routing> Simulation<R> {
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
+                if out_done != 0 && self.req_scratch[i].only {
+                    // A loser of the previous iteration whose one output was granted to
+                    // another input: what asking again would conclude, without asking.
+                    self.sleep_on_taken_output(r, base, i);
+                    continue;
+                }
                 if let Some(req) = self.input_request(r, base, radix, i, out_done) {
                     self.req_scratch[i] = req;
                     let o = req.cand.port as usize;
@@ -165,6 +176,30 @@ impl<R: Routing> Simulation<R> {
         }
     }
 
+    /// Put the single head of input `i` to sleep until the output it lost this cycle (its
+    /// only candidate, `req_scratch[i]`) finishes sending: the state `input_request` leaves
+    /// for a head whose candidates are all taken, with no credit watch.
+    #[inline]
+    fn sleep_on_taken_output(&mut self, r: usize, base: usize, i: usize) {
+        let now = self.now;
+        let req = self.req_scratch[i];
+        let wake = (self.ports[base + req.cand.port as usize].out_busy as u64).max(now + 1);
+        self.wheel.schedule(
+            now,
+            wake,
+            Event::Wake {
+                router: r as u32,
+                port: i as u8,
+            },
+        );
+        let p = &self.ports[base + i];
+        let fv = &mut self.vcs[p.vc_base as usize + req.vc as usize].fifo;
+        fv.sleep_until = wake.min(SLEEP_FOREVER as u64) as u32;
+        fv.sleep_port = NO_PORT;
+        fv.sleep_epoch = 0;
+        self.awake[r] &= !(1u64 << i);
+    }
+
     /// Where the LRS row of router `r`'s output `out` starts in `out_lrs`: `radix` input
     /// stamps and the grant counter ([`pick_lrs`]).
     #[inline(always)]
@@ -175,7 +210,9 @@ impl<R: Routing> Simulation<R> {
     /// The request of input port `i` this iteration: among its VCs whose head can go
     /// somewhere, the one the input arbiter prefers. A head that cannot go anywhere is put to
     /// sleep until its outcome can change (see [`InVc`](crate::router::buffers::InVc)).
-    #[inline]
+    // Always inlined: it is the allocator's inner loop, and LLVM's size heuristics would
+    // otherwise leave it out of line (6% more instructions, measured with callgrind).
+    #[inline(always)]
     fn input_request(
         &mut self,
         r: usize,
@@ -262,6 +299,9 @@ impl<R: Routing> Simulation<R> {
                         out_vc: w,
                         cand: *c,
                         age,
+                        only: vc_mask.count_ones() == 1
+                            && self.cands.as_slice().len() == 1
+                            && !self.routing.state_dependent(),
                     });
                     break;
                 }
