@@ -181,23 +181,33 @@ impl<R: Routing> Simulation<R> {
     /// for a head whose candidates are all taken, with no credit watch.
     #[inline]
     fn sleep_on_taken_output(&mut self, r: usize, base: usize, i: usize) {
-        let now = self.now;
         let req = self.req_scratch[i];
-        let wake = (self.ports[base + req.cand.port as usize].out_busy as u64).max(now + 1);
-        self.wheel.schedule(
-            now,
-            wake,
-            Event::Wake {
-                router: r as u32,
-                port: i as u8,
-            },
-        );
-        let p = &self.ports[base + i];
-        let fv = &mut self.vcs[p.vc_base as usize + req.vc as usize].fifo;
-        fv.sleep_until = wake.min(SLEEP_FOREVER as u64) as u32;
-        fv.sleep_port = NO_PORT;
-        fv.sleep_epoch = 0;
+        let wake = (self.ports[base + req.cand.port as usize].out_busy as u64).max(self.now + 1);
+        let vc = self.ports[base + i].vc_base as usize + req.vc as usize;
+        self.sleep_head(r, i, vc, wake, NO_PORT, 0);
         self.awake[r] &= !(1u64 << i);
+    }
+
+    /// Put the head of VC `vc` (global index) of input `i` to sleep until cycle `wake`
+    /// (u64::MAX: no cycle), or until a credit returns to output `watch` (NO_PORT: none)
+    /// moves its epoch away from `epoch`.
+    #[inline(always)]
+    fn sleep_head(&mut self, r: usize, i: usize, vc: usize, wake: u64, watch: u8, epoch: u8) {
+        if wake != u64::MAX {
+            self.wheel.schedule(
+                self.now,
+                wake,
+                Event::Wake {
+                    router: r as u32,
+                    port: i as u8,
+                },
+            );
+        }
+        let fv = &mut self.vcs[vc].fifo;
+        // Times fit in u32 (validated); u64::MAX (no cycle) maps to SLEEP_FOREVER.
+        fv.sleep_until = wake.min(SLEEP_FOREVER as u64) as u32;
+        fv.sleep_port = watch;
+        fv.sleep_epoch = epoch;
     }
 
     /// Where the LRS row of router `r`'s output `out` starts in `out_lrs`: `radix` input
@@ -332,21 +342,7 @@ impl<R: Routing> Simulation<R> {
                     } else {
                         0
                     };
-                    if wake != u64::MAX {
-                        self.wheel.schedule(
-                            now,
-                            wake,
-                            Event::Wake {
-                                router: r as u32,
-                                port: i as u8,
-                            },
-                        );
-                    }
-                    let fv = &mut self.vcs[vb + v].fifo;
-                    // Times fit in u32 (validated); u64::MAX (no cycle) maps to SLEEP_FOREVER.
-                    fv.sleep_until = wake.min(SLEEP_FOREVER as u64) as u32;
-                    fv.sleep_port = watch;
-                    fv.sleep_epoch = sleep_epoch;
+                    self.sleep_head(r, i, vb + v, wake, watch, sleep_epoch);
                 }
                 continue;
             };
