@@ -31,7 +31,7 @@ const SPECS: [SpecCounts; 10] = [
     ("fig05.toml", 400, 20, &[("h6", 20)]),
     // 3 panels x 6 curves x 20 loads x 5 seeds; quick: 3 x 6 x 10.
     // h6: 3 panels x 6 curves x 5 loads, one seed.
-    ("fig06.toml", 1800, 180, &[("h6", 90)]),
+    ("fig06.toml", 1800, 180, &[("h6", 270)]),
     ("fig07.toml", 15, 6, &[]),
     // 6 patterns x 5 routings x 5 seeds.
     ("fig08.toml", 150, 30, &[]),
