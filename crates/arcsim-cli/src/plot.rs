@@ -1662,23 +1662,26 @@ impl GroupedBarPlot {
             // Missing values (a short series) are no bars; extra ones are
             // ignored.
             for (g, &v) in ser.values.iter().take(n).enumerate() {
+                // An unfinished run has no top (NaN) and leaves the y range alone.
                 let unfinished = v == f64::INFINITY;
-                let top = if unfinished { Some(f64::NAN) } else { ty(v) };
-                if let Some(top) = top {
-                    if !unfinished {
-                        y_ext.add(top);
-                    }
-                    let left = g as f64 - GROUP_FILL / 2.0 + s as f64 * bar_w;
-                    bars.push(GroupedBar {
-                        group: g,
-                        series: s,
-                        left,
-                        right: left + bar_w,
-                        top,
-                        colour,
-                        unfinished,
-                    });
-                }
+                let top = if unfinished {
+                    f64::NAN
+                } else if let Some(top) = ty(v) {
+                    y_ext.add(top);
+                    top
+                } else {
+                    continue;
+                };
+                let left = g as f64 - GROUP_FILL / 2.0 + s as f64 * bar_w;
+                bars.push(GroupedBar {
+                    group: g,
+                    series: s,
+                    left,
+                    right: left + bar_w,
+                    top,
+                    colour,
+                    unfinished,
+                });
             }
         }
         let no_data = bars.is_empty();

@@ -96,7 +96,7 @@ impl<R: Routing> Simulation<R> {
         // Inputs holding packets whose crossbar input is free.
         let mut inputs = self.nonempty[r] & self.free_inputs[r] & self.awake[r];
         let mut out_done = 0u64;
-        for _ in 0..self.iterations {
+        for iteration in 0..self.iterations {
             if inputs == 0 {
                 break;
             }
@@ -108,9 +108,10 @@ impl<R: Routing> Simulation<R> {
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
-                if out_done != 0 && self.req_scratch[i].only {
-                    // A loser of the previous iteration whose one output was granted to
-                    // another input: what asking again would conclude, without asking.
+                if iteration > 0 && self.req_scratch[i].only {
+                    // After the first iteration only losers are left, and `req_scratch`
+                    // holds their lost request: one whose one output was granted to another
+                    // input sleeps, as asking again would conclude, without asking.
                     self.sleep_on_taken_output(r, base, i);
                     continue;
                 }
