@@ -30,7 +30,7 @@ const SPECS: [SpecCounts; 10] = [
     // h6: 4 curves x 5 loads, one seed.
     ("fig05.toml", 400, 20, &[("h6", 20)]),
     // 3 panels x 6 curves x 20 loads x 5 seeds; quick: 3 x 6 x 10.
-    // h6: 3 panels x 6 curves x 5 loads, one seed.
+    // h6: 3 panels x 6 curves x 5 loads x 3 seeds.
     ("fig06.toml", 1800, 180, &[("h6", 270)]),
     ("fig07.toml", 15, 6, &[]),
     // 6 patterns x 5 routings x 5 seeds.
@@ -41,8 +41,8 @@ const SPECS: [SpecCounts; 10] = [
     ("fig10.toml", 1000, 100, &[("h6", 50)]),
     // h6: 7 panels x 5 curves, one seed.
     ("fig11.toml", 175, 35, &[("h6", 35)]),
-    // h6: 3 panels x 2 escapes, one seed.
-    ("fig12.toml", 30, 6, &[("h6", 6)]),
+    // h6: 3 panels x 2 escapes x 3 seeds.
+    ("fig12.toml", 30, 6, &[("h6", 18)]),
     // h6: 4 curves, one seed.
     ("fig13.toml", 20, 4, &[("h6", 4)]),
     // h6: 3 panels x 3 rings x 8 loads, one seed.
