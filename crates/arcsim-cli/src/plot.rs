@@ -32,7 +32,10 @@ pub struct Curve {
 }
 
 /// A data point; `ci` is the 95% confidence half-width, drawn as a vertical
-/// error bar when it is `Some` and positive.
+/// error bar when it is `Some` and positive. When no point of a plot is
+/// negative (loads, latencies, times), error bars stop at zero: a t-interval
+/// over a few seeds that disagree (one run collapsed, the others not) can reach
+/// below zero, which such a quantity cannot.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Point {
     pub x: f64,
@@ -1076,6 +1079,11 @@ impl LinePlot {
         let mut x_ext = Extent::default();
         let mut y_ext = Extent::default();
         let mut prepared = Vec::with_capacity(curves.len());
+        let nonnegative = curves
+            .iter()
+            .flat_map(|c| &c.points)
+            .filter(|p| usable(p.x) && usable(p.y))
+            .all(|p| p.y >= 0.0);
         for (i, c) in curves.iter().enumerate() {
             let (colour, marker) = curve_style(i);
             let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
@@ -1097,7 +1105,12 @@ impl LinePlot {
                 }
                 if let Some(ci) = p.ci.filter(|ci| *ci > 0.0 && usable(*ci)) {
                     if let Some(top) = ty(p.y + ci) {
-                        let bottom = ty(p.y - ci);
+                        let low = if nonnegative {
+                            (p.y - ci).max(0.0)
+                        } else {
+                            p.y - ci
+                        };
+                        let bottom = ty(low);
                         y_ext.add(top);
                         if let Some(b) = bottom {
                             y_ext.add(b);
@@ -2358,6 +2371,28 @@ mod tests {
                 assert!(kerning < 0.0, "no kerning applied");
             }
         }
+    }
+
+    #[test]
+    fn error_bars_of_non_negative_data_stop_at_zero() {
+        // Three seeds of which one collapsed: mean 0.30, half-width 0.66.
+        let curves = vec![Curve {
+            label: "ECM".into(),
+            points: vec![pt(0.2, 0.2, Some(0.001)), pt(1.0, 0.303, Some(0.66))],
+        }];
+        let plot = LinePlot::new(&spec("t", false), &curves);
+        assert_eq!(plot.y.lo, 0.0);
+        let bars = &plot.curves[0].error_bars;
+        assert_eq!(bars[1].1, Some(0.0));
+        assert!((bars[1].2 - 0.963).abs() < 1e-9);
+        // A signed quantity keeps its whole interval.
+        let curves = vec![Curve {
+            label: "signed".into(),
+            points: vec![pt(0.2, -0.1, None), pt(1.0, 0.303, Some(0.66))],
+        }];
+        let plot = LinePlot::new(&spec("t", false), &curves);
+        assert!(plot.y.lo < -0.3, "{}", plot.y.lo);
+        assert!((plot.curves[0].error_bars[0].1.unwrap() + 0.357).abs() < 1e-9);
     }
 
     #[test]
