@@ -72,6 +72,43 @@ impl Audit {
     }
 }
 
+/// Head slots found by the second stage of the router prefetch, kept for the third: a row
+/// per router in flight, reused round-robin (stage two runs two routers ahead of the
+/// allocation, stage three one).
+#[derive(Clone, Copy)]
+struct HeadRow {
+    len: u8,
+    slots: [u32; 32],
+}
+
+#[derive(Clone, Copy)]
+struct HeadSlots {
+    rows: [HeadRow; 4],
+}
+
+impl Default for HeadSlots {
+    fn default() -> Self {
+        HeadSlots {
+            rows: [HeadRow {
+                len: 0,
+                slots: [0; 32],
+            }; 4],
+        }
+    }
+}
+
+impl HeadSlots {
+    #[inline(always)]
+    fn row(&mut self, j: usize) -> &mut HeadRow {
+        &mut self.rows[j % 4]
+    }
+    #[inline(always)]
+    fn get(&self, j: usize) -> &[u32] {
+        let row = &self.rows[j % 4];
+        &row.slots[..row.len as usize]
+    }
+}
+
 /// Build the simulator for a validated configuration.
 pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
     cfg.validate()?;
@@ -204,7 +241,7 @@ pub struct Simulation<R: Routing> {
     /// Per router: its terminal (injection) input ports.
     pub(crate) terminal_inputs: Vec<u64>,
     pub(crate) wheel: TimeWheel,
-    pub(crate) scratch: Vec<Packed>,
+    pub(crate) scratch: events::Bucket,
     /// Per VC: `router << 6 | local port` of its port, to unpack events.
     pub(crate) vc_home: Vec<u32>,
     pub(crate) calendar: Calendar,
@@ -388,7 +425,7 @@ impl<R: Routing> Simulation<R> {
             transit_first: rc.injection_priority == crate::config::InjectionPriority::TransitFirst,
             terminal_inputs,
             wheel: TimeWheel::new(max_lat + len as u64 + 2),
-            scratch: Vec::new(),
+            scratch: Default::default(),
             vc_home,
             calendar: Calendar::new(12),
             due: Vec::new(),
@@ -506,63 +543,63 @@ impl<R: Routing> Simulation<R> {
     }
 
     fn process_events(&mut self) {
-        let mut evs = std::mem::take(&mut self.scratch);
-        self.wheel.take(self.now, &mut evs);
-        // Two stages: records named in the event first, then the FIFO slot and port record they
+        let mut bucket = std::mem::take(&mut self.scratch);
+        self.wheel.take(self.now, &mut bucket);
+        // One loop per kind (see `TimeWheel`). The scattered ones prefetch in two stages:
+        // the records named in the event first, then the FIFO slot and port record they
         // point to.
         const AHEAD: usize = 12;
         const SLOT_AHEAD: usize = 4;
-        for (k, ev) in evs.iter().enumerate() {
-            if let Some(next) = evs.get(k + AHEAD) {
+        let arrivals = &bucket[events::HEAD as usize];
+        for (k, ev) in arrivals.iter().enumerate() {
+            if let Some(next) = arrivals.get(k + AHEAD) {
                 self.prefetch_event(*next);
             }
-            if let Some(vc) = evs.get(k + SLOT_AHEAD).and_then(|e| e.vc()) {
+            if let Some(&near) = arrivals.get(k + SLOT_AHEAD) {
+                let vc = near.word();
                 let (router, port) = self.vc_owner(vc);
                 crate::prefetch::prefetch(&self.ports[self.gport(router, port)]);
-                if evs[k + SLOT_AHEAD].arrival().is_some() {
-                    self.slots.prefetch_tail(&self.vcs[vc as usize].fifo);
-                }
+                self.slots.prefetch_tail(&self.vcs[vc as usize].fifo);
             }
-            match ev.unpack(&self.vc_home) {
-                Event::HeadArrival {
-                    pkt,
-                    vc,
-                    router,
-                    port,
-                } => {
-                    self.enqueue(vc, pkt, router as usize, port as usize);
-                }
-                Event::InputFree { router, port } => {
-                    let bit = 1u64 << port;
-                    self.free_inputs[router as usize] |= bit;
-                    self.awake[router as usize] |= bit;
-                }
-                Event::Wake { router, port } => {
-                    self.awake[router as usize] |= 1u64 << port;
-                }
-                Event::CreditDrain {
-                    vc,
-                    len,
-                    router,
-                    port,
-                } => {
-                    self.vcs[vc as usize]
-                        .credit
-                        .start_drain(self.now, len as u32);
-                    // Wake heads sleeping on this output's credits.
-                    let gp = self.gport(router, port as usize);
-                    let p = &mut self.ports[gp];
-                    p.credit_epoch = p.credit_epoch.wrapping_add(1);
-                    let bit = 1u64 << port;
-                    if self.watched[router as usize] & bit != 0 {
-                        self.watched[router as usize] &= !bit;
-                        self.awake[router as usize] |= self.watchers[gp];
-                        self.watchers[gp] = 0;
-                    }
-                }
+            let (vc, pkt) = (ev.word(), ev.data());
+            let (router, port) = self.vc_owner(vc);
+            self.enqueue(vc, pkt, router as usize, port);
+        }
+        let credits = &bucket[events::CREDIT as usize];
+        for (k, ev) in credits.iter().enumerate() {
+            if let Some(next) = credits.get(k + AHEAD) {
+                self.prefetch_event(*next);
+            }
+            if let Some(&near) = credits.get(k + SLOT_AHEAD) {
+                let (router, port) = self.vc_owner(near.word());
+                crate::prefetch::prefetch(&self.ports[self.gport(router, port)]);
+            }
+            let (vc, len) = (ev.word(), ev.data());
+            self.vcs[vc as usize].credit.start_drain(self.now, len);
+            // Wake heads sleeping on this output's credits.
+            let (router, port) = self.vc_owner(vc);
+            let gp = self.gport(router, port);
+            let p = &mut self.ports[gp];
+            p.credit_epoch = p.credit_epoch.wrapping_add(1);
+            let bit = 1u64 << port;
+            if self.watched[router as usize] & bit != 0 {
+                self.watched[router as usize] &= !bit;
+                self.awake[router as usize] |= self.watchers[gp];
+                self.watchers[gp] = 0;
             }
         }
-        self.scratch = evs;
+        // Input-free and wake events name `router << 6 | port` and touch only the small
+        // per-router masks.
+        for ev in &bucket[events::FREE as usize] {
+            let (router, bit) = ((ev.word() >> 6) as usize, 1u64 << (ev.word() & 63));
+            self.free_inputs[router] |= bit;
+            self.awake[router] |= bit;
+        }
+        for ev in &bucket[events::WAKE as usize] {
+            let (router, bit) = ((ev.word() >> 6) as usize, 1u64 << (ev.word() & 63));
+            self.awake[router] |= bit;
+        }
+        self.scratch = bucket;
     }
 
     /// Global index of local port `port` of `router`.
@@ -667,12 +704,21 @@ impl<R: Routing> Simulation<R> {
                 }
             }
         }
-        // How many routers ahead each prefetch stage runs (tuned with `arcsim bench`).
-        const DIST: [usize; 3] = [3, 2, 1];
+        // How many routers ahead each prefetch stage runs (tuned with `arcsim bench`): the
+        // ports and VCs three routers ahead, the head slots two ahead, the head packets one.
+        // The slot stage records the slots it found, so that the packet stage reads them
+        // back from a short list instead of walking the input and VC masks again.
+        let mut heads = HeadSlots::default();
         for j in 0..list.len() {
-            for (stage, d) in DIST.iter().enumerate() {
-                if let Some(&s) = list.get(j + d) {
-                    self.prefetch_router(s as usize, stage as u8);
+            if let Some(&s) = list.get(j + 3) {
+                self.prefetch_router_records(s as usize);
+            }
+            if let Some(&s) = list.get(j + 2) {
+                self.prefetch_head_slots(s as usize, heads.row(j + 2));
+            }
+            if j + 1 < list.len() {
+                for &slot in heads.get(j + 1) {
+                    crate::prefetch::prefetch(self.pool.get(self.slots.at(slot)));
                 }
             }
             let r = list[j] as usize;
@@ -684,40 +730,42 @@ impl<R: Routing> Simulation<R> {
         self.active_list = list;
     }
 
-    /// One stage of the software pipeline that loads a router's records before it is
-    /// allocated; each stage reads only what earlier stages loaded. 0: every port (the inputs
-    /// to evaluate and the outputs their heads will ask for) and every VC (input FIFOs and
-    /// the credit views the routing reads), both found from `router_vcs` without a load;
-    /// 1: the head slots of the inputs to evaluate; 2: their head packets.
+    /// First stage of the software pipeline that loads a router's records before it is
+    /// allocated: every port (the inputs to evaluate and the outputs their heads will ask
+    /// for) and every VC (input FIFOs and the credit views the routing reads), both found
+    /// from `router_vcs` without a load.
     #[inline(always)]
-    fn prefetch_router(&self, r: usize, stage: u8) {
-        use crate::prefetch::prefetch;
+    fn prefetch_router_records(&self, r: usize) {
         let (base, end) = (
             self.net.port_base[r] as usize,
             self.net.port_base[r + 1] as usize,
         );
-        match stage {
-            0 => {
-                crate::prefetch::prefetch_slice(&self.ports[base..end]);
-                let vcs = self.router_vcs[r] as usize..self.router_vcs[r + 1] as usize;
-                crate::prefetch::prefetch_slice(&self.vcs[vcs]);
-            }
-            _ => {
-                let mut inputs = self.nonempty[r] & self.free_inputs[r] & self.awake[r];
-                while inputs != 0 {
-                    let p = &self.ports[base + inputs.trailing_zeros() as usize];
-                    inputs &= inputs - 1;
-                    let mut vm = p.vc_mask;
-                    while vm != 0 {
-                        let fifo =
-                            &self.vcs[p.vc_base as usize + vm.trailing_zeros() as usize].fifo;
-                        vm &= vm - 1;
-                        if stage == 1 {
-                            self.slots.prefetch_front(fifo);
-                        } else if let Some(id) = self.slots.front(fifo) {
-                            prefetch(self.pool.get(id));
-                        }
-                    }
+        crate::prefetch::prefetch_slice(&self.ports[base..end]);
+        let vcs = self.router_vcs[r] as usize..self.router_vcs[r + 1] as usize;
+        crate::prefetch::prefetch_slice(&self.vcs[vcs]);
+    }
+
+    /// Second stage: the head slots of the inputs to evaluate (their records arrived in the
+    /// first stage), recorded in `row` for the third stage, which loads the head packets.
+    #[inline(always)]
+    fn prefetch_head_slots(&self, r: usize, row: &mut HeadRow) {
+        let base = self.net.port_base[r] as usize;
+        row.len = 0;
+        let mut inputs = self.nonempty[r] & self.free_inputs[r] & self.awake[r];
+        while inputs != 0 {
+            let p = &self.ports[base + inputs.trailing_zeros() as usize];
+            inputs &= inputs - 1;
+            let mut vm = p.vc_mask;
+            while vm != 0 {
+                let fifo = &self.vcs[p.vc_base as usize + vm.trailing_zeros() as usize].fifo;
+                vm &= vm - 1;
+                let slot = self.slots.head_index(fifo);
+                crate::prefetch::prefetch(self.slots.at_ref(slot));
+                // A hint only: a router with more heads than the row holds loads the rest
+                // on demand.
+                if (row.len as usize) < row.slots.len() {
+                    row.slots[row.len as usize] = slot;
+                    row.len += 1;
                 }
             }
         }

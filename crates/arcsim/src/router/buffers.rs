@@ -157,12 +157,22 @@ impl Slots {
         }
     }
 
-    /// Hint that the head slot of `v` will be read.
+    /// Index (into the shared slot array) of the head slot of `v`.
     #[inline(always)]
-    pub fn prefetch_front(&self, v: &InVc) {
-        if let Some(s) = self.slots.get(v.base as usize + v.head as usize) {
-            crate::prefetch::prefetch(s);
-        }
+    pub fn head_index(&self, v: &InVc) -> u32 {
+        v.base + v.head as u32
+    }
+
+    /// The packet id in slot `index` (a [`Slots::head_index`]).
+    #[inline(always)]
+    pub fn at(&self, index: u32) -> u32 {
+        self.slots[index as usize]
+    }
+
+    /// The slot itself, for a prefetch hint.
+    #[inline(always)]
+    pub fn at_ref(&self, index: u32) -> &u32 {
+        &self.slots[index as usize]
     }
 
     #[inline]
