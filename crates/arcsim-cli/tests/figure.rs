@@ -35,8 +35,8 @@ const SPECS: [SpecCounts; 10] = [
     ("fig07.toml", 15, 6, &[]),
     // 6 patterns x 5 routings x 5 seeds.
     ("fig08.toml", 150, 30, &[]),
-    // h6: 2 panels x 6 curves x 5 loads, one seed.
-    ("fig09.toml", 1200, 120, &[("h6", 60)]),
+    // h6: 2 panels x 6 curves x 5 loads x 3 seeds.
+    ("fig09.toml", 1200, 120, &[("h6", 180)]),
     // h6: 2 panels x 5 curves x 5 loads, one seed.
     ("fig10.toml", 1000, 100, &[("h6", 50)]),
     // h6: 7 panels x 5 curves, one seed.
