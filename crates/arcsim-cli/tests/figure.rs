@@ -267,6 +267,10 @@ fn a_rerun_reuses_the_stored_simulations_and_gives_the_same_tables() {
     assert_success(&changed, "changed seed");
     assert!(!text(&changed.stderr).contains("reusing"));
     assert_eq!(files(), 32);
+    // The printed summary names the overrides, which the spec's own text does not know.
+    let report = std::fs::read_to_string(dir.join("o/summary.txt")).unwrap();
+    assert!(report.contains("command-line overrides: --set simulation.seed=7"));
+    assert!(!text(&again.stdout).contains("command-line overrides"));
     let fresh = arcsim(&dir, &["figure", "fig.toml", "--out", "o", "--fresh"]);
     assert!(!text(&fresh.stderr).contains("reusing"));
     assert_eq!(summary(), before);

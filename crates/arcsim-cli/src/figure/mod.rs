@@ -164,6 +164,11 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     if let Some(n) = &plan.scale_note {
         writeln!(report, "{n}")?;
     }
+    if !args.set.is_empty() {
+        // They override the spec and the scale (whose description above does not know them).
+        let sets: Vec<String> = args.set.iter().map(|s| format!("--set {s}")).collect();
+        writeln!(report, "command-line overrides: {}", sets.join(" "))?;
+    }
     match spec.kind {
         Kind::Sweep => sweep::write(finished, &mut report)?,
         Kind::Burst => burst::write(finished, &mut report)?,
