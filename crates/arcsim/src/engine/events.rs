@@ -44,6 +44,13 @@ pub const CREDIT: u32 = 1;
 pub const FREE: u32 = 2;
 pub const WAKE: u32 = 3;
 
+/// Router and local port of a `router << 6 | port` word (input-free and wake events, and
+/// the engine's per-VC home table).
+#[inline(always)]
+pub fn split_home(h: u32) -> (u32, usize) {
+    (h >> 6, (h & 63) as usize)
+}
+
 /// Largest router index + 1 and largest VC index + 1 an event can name.
 pub const MAX_ROUTERS: usize = 1 << 24;
 pub const MAX_VCS: usize = 1 << 30;
@@ -74,6 +81,9 @@ impl Event {
 
 impl Packed {
     /// The VC of a head arrival or credit return.
+    // The engine reads events by kind (`kind`, `word`, `data`); the tests check the
+    // encoding through the full decoders.
+    #[cfg(test)]
     #[inline(always)]
     pub fn vc(self) -> Option<u32> {
         (self.word & 3 <= CREDIT).then_some(self.word >> 2)
@@ -99,16 +109,25 @@ impl Packed {
     }
 
     /// The packet of a head arrival.
+    // The engine reads events by kind (`kind`, `word`, `data`); the tests check the
+    // encoding through the full decoders.
+    #[cfg(test)]
     #[inline(always)]
     pub fn arrival(self) -> Option<(u32, u32)> {
         (self.word & 3 == HEAD).then_some((self.data, self.word >> 2))
     }
 
     /// The full event; `home[vc]` is `router << 6 | port` of every VC.
+    // The engine reads events by kind (`kind`, `word`, `data`); the tests check the
+    // encoding through the full decoders.
+    #[cfg(test)]
     #[inline(always)]
     pub fn unpack(self, home: &[u32]) -> Event {
         let x = self.word >> 2;
-        let at = |h: u32| (h >> 6, (h & 63) as u8);
+        let at = |h: u32| {
+            let (router, port) = split_home(h);
+            (router, port as u8)
+        };
         match self.word & 3 {
             HEAD => {
                 let (router, port) = at(home[x as usize]);
@@ -195,7 +214,7 @@ impl TimeWheel {
         self.buckets
             .iter()
             .flat_map(|b| b[HEAD as usize].iter())
-            .filter_map(|e| e.arrival().map(|(pkt, _)| pkt))
+            .map(|e| e.data())
     }
 
     pub fn pending(&self) -> usize {

@@ -552,8 +552,10 @@ impl<R: Routing> Simulation<R> {
         const SLOT_AHEAD: usize = 4;
         let arrivals = &bucket[events::HEAD as usize];
         for (k, ev) in arrivals.iter().enumerate() {
-            if let Some(next) = arrivals.get(k + AHEAD) {
-                self.prefetch_event(*next);
+            if let Some(&next) = arrivals.get(k + AHEAD) {
+                self.prefetch_vc_event(next);
+                // Read by the allocator later in this cycle.
+                crate::prefetch::prefetch(self.pool.get(next.data()));
             }
             if let Some(&near) = arrivals.get(k + SLOT_AHEAD) {
                 let vc = near.word();
@@ -567,8 +569,8 @@ impl<R: Routing> Simulation<R> {
         }
         let credits = &bucket[events::CREDIT as usize];
         for (k, ev) in credits.iter().enumerate() {
-            if let Some(next) = credits.get(k + AHEAD) {
-                self.prefetch_event(*next);
+            if let Some(&next) = credits.get(k + AHEAD) {
+                self.prefetch_vc_event(next);
             }
             if let Some(&near) = credits.get(k + SLOT_AHEAD) {
                 let (router, port) = self.vc_owner(near.word());
@@ -591,13 +593,13 @@ impl<R: Routing> Simulation<R> {
         // Input-free and wake events name `router << 6 | port` and touch only the small
         // per-router masks.
         for ev in &bucket[events::FREE as usize] {
-            let (router, bit) = ((ev.word() >> 6) as usize, 1u64 << (ev.word() & 63));
-            self.free_inputs[router] |= bit;
-            self.awake[router] |= bit;
+            let (router, port) = events::split_home(ev.word());
+            self.free_inputs[router as usize] |= 1u64 << port;
+            self.awake[router as usize] |= 1u64 << port;
         }
         for ev in &bucket[events::WAKE as usize] {
-            let (router, bit) = ((ev.word() >> 6) as usize, 1u64 << (ev.word() & 63));
-            self.awake[router] |= bit;
+            let (router, port) = events::split_home(ev.word());
+            self.awake[router as usize] |= 1u64 << port;
         }
         self.scratch = bucket;
     }
@@ -611,8 +613,7 @@ impl<R: Routing> Simulation<R> {
     /// Router and local port of the port that owns global VC `vc`.
     #[inline(always)]
     pub(crate) fn vc_owner(&self, vc: u32) -> (u32, usize) {
-        let h = self.vc_home[vc as usize];
-        (h >> 6, (h & 63) as usize)
+        events::split_home(self.vc_home[vc as usize])
     }
 
     /// One stage of the prefetch for an injection at node `n`: 0 its port, 1 the port's VCs,
@@ -635,18 +636,12 @@ impl<R: Routing> Simulation<R> {
         }
     }
 
-    /// Start loading the records an event further down the bucket will touch.
+    /// Start loading the records a head arrival or credit return further down its list will
+    /// touch: its VC and that VC's home entry.
     #[inline(always)]
-    fn prefetch_event(&self, ev: Packed) {
-        use crate::prefetch::prefetch;
-        if let Some(vc) = ev.vc() {
-            prefetch(&self.vcs[vc as usize]);
-            prefetch(&self.vc_home[vc as usize]);
-        }
-        if let Some((pkt, _)) = ev.arrival() {
-            // Read by the allocator later in this cycle.
-            prefetch(self.pool.get(pkt));
-        }
+    fn prefetch_vc_event(&self, ev: Packed) {
+        crate::prefetch::prefetch(&self.vcs[ev.word() as usize]);
+        crate::prefetch::prefetch(&self.vc_home[ev.word() as usize]);
     }
 
     #[inline(never)]
@@ -760,7 +755,7 @@ impl<R: Routing> Simulation<R> {
                 let fifo = &self.vcs[p.vc_base as usize + vm.trailing_zeros() as usize].fifo;
                 vm &= vm - 1;
                 let slot = self.slots.head_index(fifo);
-                crate::prefetch::prefetch(self.slots.at_ref(slot));
+                self.slots.prefetch_at(slot);
                 // A hint only: a router with more heads than the row holds loads the rest
                 // on demand.
                 if (row.len as usize) < row.slots.len() {

@@ -169,10 +169,12 @@ impl Slots {
         self.slots[index as usize]
     }
 
-    /// The slot itself, for a prefetch hint.
+    /// Hint that slot `index` will be read.
     #[inline(always)]
-    pub fn at_ref(&self, index: u32) -> &u32 {
-        &self.slots[index as usize]
+    pub fn prefetch_at(&self, index: u32) {
+        if let Some(s) = self.slots.get(index as usize) {
+            crate::prefetch::prefetch(s);
+        }
     }
 
     #[inline]
