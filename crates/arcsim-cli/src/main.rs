@@ -68,6 +68,7 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    die_quietly_on_closed_pipe();
     let cli = Cli::parse();
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -75,6 +76,17 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// End quietly, like other Unix tools, when the reader of stdout goes away
+/// (`arcsim figure spec.toml --dry-run | head`). Rust starts programs with SIGPIPE ignored, which
+/// turns a closed pipe into a panic in `println!`; the default disposition ends the process.
+fn die_quietly_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: changes the disposition of one signal, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

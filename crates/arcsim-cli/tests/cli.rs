@@ -385,6 +385,37 @@ fn config_command_prints_the_default() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `arcsim ... | head` closes the pipe early: the binary must end without a panic message.
+#[cfg(unix)]
+#[test]
+fn closed_stdout_pipe_ends_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = temp_dir("cli-pipe");
+    // The paper-size Fig. 6 lists 1,800 simulations, far more than a pipe buffer holds.
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/ofar/fig06.toml");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arcsim"))
+        .args(["figure", spec.to_str().unwrap(), "--dry-run"])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start arcsim");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .expect("read the first line");
+    // The reader is dropped here, closing the pipe while arcsim still has lines to write.
+    let out = child.wait_with_output().expect("wait for arcsim");
+    assert!(first.contains("seed 1"), "first line: {first:?}");
+    let err = text(&out.stderr);
+    assert!(
+        !err.contains("panicked"),
+        "arcsim panicked on a closed pipe:\n{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn bench_repeats_identically_and_reports_the_median() {
     let dir = temp_dir("bench");
