@@ -30,14 +30,14 @@ const SPECS: [SpecCounts; 10] = [
     // h6: 4 curves x 5 loads x 3 seeds.
     ("fig05.toml", 400, 20, &[("h6", 60)]),
     // 3 panels x 6 curves x 20 loads x 5 seeds; quick: 3 x 6 x 10.
-    // h6: 3 panels x 6 curves x 5 loads x 3 seeds.
+    // h6: 3 panels x 6 curves x 5 loads x 5 seeds.
     ("fig06.toml", 1800, 180, &[("h6", 450)]),
     ("fig07.toml", 15, 6, &[]),
     // 6 patterns x 5 routings x 5 seeds.
     ("fig08.toml", 150, 30, &[]),
     // h6: 2 panels x 6 curves x 5 loads x 3 seeds.
     ("fig09.toml", 1200, 120, &[("h6", 180)]),
-    // h6: 2 panels x 5 curves x 5 loads, one seed.
+    // h6: 2 panels x 5 curves x 5 loads x 3 seeds.
     ("fig10.toml", 1000, 100, &[("h6", 150)]),
     // h6: 7 panels x 5 curves, one seed.
     ("fig11.toml", 175, 35, &[("h6", 35)]),
