@@ -41,8 +41,8 @@ const SPECS: [SpecCounts; 10] = [
     ("fig10.toml", 1000, 100, &[("h6", 150)]),
     // h6: 7 panels x 5 curves, one seed.
     ("fig11.toml", 175, 35, &[("h6", 35)]),
-    // h6: 3 panels x 2 escapes x 3 seeds.
-    ("fig12.toml", 30, 6, &[("h6", 18)]),
+    // h6: 3 panels x 2 escapes x 5 seeds.
+    ("fig12.toml", 30, 6, &[("h6", 30)]),
     // h6: 4 curves, one seed.
     ("fig13.toml", 20, 4, &[("h6", 4)]),
     // h6: 3 panels x 3 rings x 8 loads x 3 seeds.
