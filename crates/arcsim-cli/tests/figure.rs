@@ -27,8 +27,8 @@ type SpecCounts = (&'static str, usize, usize, &'static [(&'static str, usize)])
 
 const SPECS: [SpecCounts; 10] = [
     // 4 curves x 20 loads x 5 seeds; quick: 4 x 5 loads.
-    // h6: 4 curves x 5 loads x 3 seeds.
-    ("fig05.toml", 400, 20, &[("h6", 60)]),
+    // h6: 4 curves x 5 loads x 5 seeds.
+    ("fig05.toml", 400, 20, &[("h6", 100)]),
     // 3 panels x 6 curves x 20 loads x 5 seeds; quick: 3 x 6 x 10.
     // h6: 3 panels x 6 curves x 5 loads x 5 seeds.
     ("fig06.toml", 1800, 180, &[("h6", 450)]),
