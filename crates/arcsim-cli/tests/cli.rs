@@ -393,7 +393,7 @@ fn closed_stdout_pipe_ends_quietly() {
     use std::process::{Command, Stdio};
     let dir = temp_dir("cli-pipe");
     // The paper-size Fig. 6 lists 1,800 simulations, far more than a pipe buffer holds.
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/ofar/fig06.toml");
+    let spec = experiments().join("fig06.toml");
     let mut child = Command::new(env!("CARGO_BIN_EXE_arcsim"))
         .args(["figure", spec.to_str().unwrap(), "--dry-run"])
         .current_dir(&dir)

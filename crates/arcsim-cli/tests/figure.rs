@@ -3,7 +3,7 @@
 //! the thread count, failed runs are recorded instead of aborting the figure, and bad specs
 //! stop with a message naming what is wrong.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 mod common;
 use common::*;
@@ -16,10 +16,6 @@ fn rows(path: &Path) -> Vec<csv::StringRecord> {
 fn assert_plot(stem: &Path) {
     assert_svg(&stem.with_extension("svg"));
     assert_png(&stem.with_extension("png"));
-}
-
-fn experiments() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/ofar")
 }
 
 /// (spec, simulations at full size, at the quick scale, at its other scales).

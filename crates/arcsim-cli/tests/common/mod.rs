@@ -12,6 +12,11 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// The seed-001 experiment specs of the repository (`experiments/ofar`).
+pub fn experiments() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/ofar")
+}
+
 /// Run the binary in `cwd` (so that nothing is written elsewhere by accident).
 pub fn arcsim(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arcsim"))
