@@ -596,6 +596,20 @@ fn range_errors_say_what_was_given() {
         &["congestion = \"ecm\""],
     );
     expect_field(
+        check_sets(&[
+            "routing.algorithm=ofar",
+            "routing.escape=none",
+            "routing.escape_patience=32",
+        ]),
+        "routing.escape_patience",
+        &["escape = \"none\"", "drop escape_patience"],
+    );
+    expect_field(
+        check_sets(&["routing.escape_patience=-1"]),
+        "routing.escape_patience",
+        &[],
+    );
+    expect_field(
         check_sets(&["traffic.pattern=hot-spot", "traffic.hot_fraction=1.5"]),
         "traffic.hot_fraction",
         &["1.5 is outside [0, 1]"],

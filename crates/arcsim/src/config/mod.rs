@@ -316,6 +316,16 @@ pub struct RoutingConfig {
     pub busy_wait_max: f64,
     /// OFAR: the occupancy Q that the misrouting threshold compares (one VC or the port).
     pub occupancy: QueueOccupancy,
+    /// OFAR: cycles a head packet must have been asking for an output at a router before it
+    /// may enter the escape subnetwork there. 0 (seed 001): as soon as every canonical output
+    /// is unavailable. Left out of the written configuration when 0, so that runs stored
+    /// before the key existed keep their identity.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub escape_patience: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Default for RoutingConfig {
@@ -342,6 +352,7 @@ impl Default for RoutingConfig {
             busy_minimal: BusyMinimal::Misroute,
             busy_wait_max: 1.0,
             occupancy: QueueOccupancy::Vc,
+            escape_patience: 0,
         }
     }
 }
@@ -436,6 +447,12 @@ impl RoutingConfig {
             return Err(field_err(
                 "routing.congestion",
                 "ECM watches the escape buffers, and routing.escape = \"none\" has none: use bcm or an escape network",
+            ));
+        }
+        if self.escape == EscapeKind::None && self.escape_patience > 0 {
+            return Err(field_err(
+                "routing.escape_patience",
+                "delays entering the escape network, and routing.escape = \"none\" has none: drop escape_patience or choose a ring or the tree",
             ));
         }
         match self.escape {

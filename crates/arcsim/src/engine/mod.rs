@@ -271,6 +271,9 @@ pub struct Simulation<R: Routing> {
     routing_period: u64,
     pub(crate) req_scratch: [crate::router::allocator::Request; crate::router::MAX_RADIX],
     pub(crate) out_req_scratch: [u64; crate::router::MAX_RADIX],
+    /// Per VC: the cycle its head packet first asked for an output ([`NO_TIME`]: not yet).
+    /// Empty unless the routing reads [`RouteCtx::head_wait`](crate::routing::RouteCtx).
+    pub(crate) head_since: Vec<u32>,
 }
 
 impl<R: Routing> Simulation<R> {
@@ -401,6 +404,11 @@ impl<R: Routing> Simulation<R> {
         };
         let pattern_name = describe_pattern(cfg);
         let routing_period = routing.period();
+        let head_since = if routing.reads_head_wait() {
+            vec![NO_TIME; vcs.len()]
+        } else {
+            Vec::new()
+        };
         Simulation {
             routing,
             now: 0,
@@ -454,6 +462,7 @@ impl<R: Routing> Simulation<R> {
             routing_period,
             req_scratch: [crate::router::allocator::Request::EMPTY; crate::router::MAX_RADIX],
             out_req_scratch: [0; crate::router::MAX_RADIX],
+            head_since,
             net,
         }
     }
@@ -784,6 +793,9 @@ impl<R: Routing> Simulation<R> {
         let v = &mut self.vcs[vci];
         let id = self.slots.pop(&mut v.fifo);
         v.fifo.wake();
+        if let Some(t) = self.head_since.get_mut(vci) {
+            *t = NO_TIME; // the next packet of this VC has not asked yet
+        }
         if v.fifo.len == 0 {
             pin.vc_mask &= !(1u16 << in_vc);
             if pin.vc_mask == 0 {

@@ -121,6 +121,8 @@ impl<R: Routing> Simulation<R> {
             in_class: pin.class,
             in_vc: vc - pin.vc_base as usize,
             taken: 0,
+            // The watchdog asks what a head waits for after it has waited past any patience.
+            head_wait: u32::MAX,
             ports,
             vcs: &self.vcs,
             rng: &mut self.rng,

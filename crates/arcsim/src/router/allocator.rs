@@ -263,6 +263,15 @@ impl<R: Routing> Simulation<R> {
             let len = pkt.len as u32;
             let age = pkt.gen_time;
             self.cands.clear();
+            let head_wait = match self.head_since.get_mut(vb + v) {
+                Some(t) => {
+                    if *t == crate::engine::packet::NO_TIME {
+                        *t = now as u32;
+                    }
+                    now as u32 - *t
+                }
+                None => 0,
+            };
             let ports = &self.ports[base..base + radix];
             let mut ctx = RouteCtx {
                 now,
@@ -271,6 +280,7 @@ impl<R: Routing> Simulation<R> {
                 in_class,
                 in_vc: v,
                 taken: out_done,
+                head_wait,
                 ports,
                 vcs: &self.vcs,
                 rng: &mut self.rng,

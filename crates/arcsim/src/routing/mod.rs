@@ -106,6 +106,9 @@ pub struct RouteCtx<'a> {
     pub in_vc: usize,
     /// Outputs already granted to other inputs this cycle (bit per local port).
     pub taken: u64,
+    /// Cycles since this head packet first asked for an output at this router (0 unless
+    /// [`Routing::reads_head_wait`]).
+    pub head_wait: u32,
     /// This router's ports, indexed by local port number.
     pub(crate) ports: &'a [PortState],
     /// Every VC of the network (indexed through `PortState::vc_base`).
@@ -225,6 +228,11 @@ pub trait Routing {
     /// busy outputs). Such algorithms are re-asked every cycle; others let a blocked packet
     /// sleep until one of its candidates can become available.
     fn state_dependent(&self) -> bool {
+        false
+    }
+    /// Whether `route` reads [`RouteCtx::head_wait`]. The engine keeps the per-VC time it
+    /// needs only for algorithms that do.
+    fn reads_head_wait(&self) -> bool {
         false
     }
 }

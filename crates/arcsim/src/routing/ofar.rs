@@ -105,6 +105,9 @@ pub struct OfarRouting {
     /// always for OFAR, for OFAR-L only with `routing.ofar_l_mml` (otherwise such packets
     /// never misroute).
     mml_local_hop: bool,
+    /// Cycles a head must have asked at this router before it may enter the escape network
+    /// (`routing.escape_patience`; 0: at once, as seed 001 describes).
+    escape_patience: u32,
     name: &'static str,
 }
 
@@ -199,6 +202,7 @@ impl OfarRouting {
             busy_wait_max: cfg.busy_wait_max,
             port_occupancy: cfg.occupancy == QueueOccupancy::Port,
             mml_local_hop: local_misrouting || cfg.ofar_l_mml,
+            escape_patience: cfg.escape_patience,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
         })
     }
@@ -319,6 +323,10 @@ impl Routing for OfarRouting {
 
     fn state_dependent(&self) -> bool {
         true
+    }
+
+    fn reads_head_wait(&self) -> bool {
+        self.escape_patience > 0
     }
 
     fn route(&self, ctx: &mut RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
@@ -444,10 +452,17 @@ impl Routing for OfarRouting {
             out.push(self.nonminimal(p, tag, reserve_for(p >= gp0)));
             return;
         }
+        // A packet already on the escape network moves on freely; entering it can be made to
+        // wait `escape_patience` cycles (not in seed 001: section 3.3 diverts packets as soon
+        // as every canonical output is unavailable, which is the default 0).
+        let patient = flags & IN_ESCAPE == 0 && ctx.head_wait < self.escape_patience;
         if min_room {
             // Lost the minimal output to another input this cycle: try it again next cycle.
             out.push(min_cand);
-        } else if let Some(c) = (!bcm).then(|| self.escape_candidate(ctx, pkt)).flatten() {
+        } else if let Some(c) = (!bcm && !patient)
+            .then(|| self.escape_candidate(ctx, pkt))
+            .flatten()
+        {
             // Every canonical path is full: the escape subnetwork avoids deadlock. Under BCM a
             // packet still in its injection queue waits instead (section 3.4.2: injection is
             // forbidden while the canonical network has no bubble; an injection queue is never
