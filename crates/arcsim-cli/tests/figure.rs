@@ -31,18 +31,18 @@ const SPECS: [SpecCounts; 10] = [
     ("fig07.toml", 15, 6, &[]),
     // 6 patterns x 5 routings x 5 seeds.
     ("fig08.toml", 150, 30, &[]),
-    // h6: 2 panels x 6 curves x 5 loads x 3 seeds.
-    ("fig09.toml", 1200, 120, &[("h6", 180)]),
-    // h6: 2 panels x 5 curves x 5 loads x 3 seeds.
-    ("fig10.toml", 1000, 100, &[("h6", 150)]),
+    // h6: 2 panels x 6 curves x 5 loads x 5 seeds.
+    ("fig09.toml", 1200, 120, &[("h6", 300)]),
+    // h6: 2 panels x 5 curves x 5 loads x 5 seeds.
+    ("fig10.toml", 1000, 100, &[("h6", 250)]),
     // h6: 7 panels x 5 curves, one seed.
     ("fig11.toml", 175, 35, &[("h6", 35)]),
     // h6: 3 panels x 2 escapes x 5 seeds.
     ("fig12.toml", 30, 6, &[("h6", 30)]),
     // h6: 4 curves, one seed.
     ("fig13.toml", 20, 4, &[("h6", 4)]),
-    // h6: 3 panels x 3 rings x 8 loads x 3 seeds.
-    ("fig14.toml", 900, 90, &[("h6", 216)]),
+    // h6: 3 panels x 3 rings x 8 loads x 5 seeds.
+    ("fig14.toml", 900, 90, &[("h6", 360)]),
 ];
 
 #[test]
