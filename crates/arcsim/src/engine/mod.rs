@@ -793,8 +793,8 @@ impl<R: Routing> Simulation<R> {
         let v = &mut self.vcs[vci];
         let id = self.slots.pop(&mut v.fifo);
         v.fifo.wake();
-        if let Some(t) = self.head_since.get_mut(vci) {
-            *t = NO_TIME; // the next packet of this VC has not asked yet
+        if self.routing.reads_head_wait() {
+            self.head_since[vci] = NO_TIME; // the next packet of this VC has not asked yet
         }
         if v.fifo.len == 0 {
             pin.vc_mask &= !(1u16 << in_vc);

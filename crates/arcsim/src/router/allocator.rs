@@ -263,14 +263,15 @@ impl<R: Routing> Simulation<R> {
             let len = pkt.len as u32;
             let age = pkt.gen_time;
             self.cands.clear();
-            let head_wait = match self.head_since.get_mut(vb + v) {
-                Some(t) => {
-                    if *t == crate::engine::packet::NO_TIME {
-                        *t = now as u32;
-                    }
-                    now as u32 - *t
+            // Monomorphised away for routings that never read it.
+            let head_wait = if self.routing.reads_head_wait() {
+                let t = &mut self.head_since[vb + v];
+                if *t == crate::engine::packet::NO_TIME {
+                    *t = now as u32;
                 }
-                None => 0,
+                now as u32 - *t
+            } else {
+                0
             };
             let ports = &self.ports[base..base + radix];
             let mut ctx = RouteCtx {

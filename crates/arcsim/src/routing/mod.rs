@@ -231,7 +231,9 @@ pub trait Routing {
         false
     }
     /// Whether `route` reads [`RouteCtx::head_wait`]. The engine keeps the per-VC time it
-    /// needs only for algorithms that do.
+    /// needs only for algorithms that do. Must not change during a run. Inlined, so that
+    /// the bookkeeping disappears from the engines of algorithms that return a constant false.
+    #[inline]
     fn reads_head_wait(&self) -> bool {
         false
     }

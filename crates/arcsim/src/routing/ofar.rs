@@ -325,6 +325,7 @@ impl Routing for OfarRouting {
         true
     }
 
+    #[inline]
     fn reads_head_wait(&self) -> bool {
         self.escape_patience > 0
     }
