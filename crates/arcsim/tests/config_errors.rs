@@ -605,6 +605,15 @@ fn range_errors_say_what_was_given() {
         &["escape = \"none\"", "drop escape_patience"],
     );
     expect_field(
+        check_sets(&[
+            "routing.algorithm=ofar",
+            "routing.escape=none",
+            "routing.escape_from_injection=false",
+        ]),
+        "routing.escape_from_injection",
+        &["escape = \"none\"", "drop escape_from_injection"],
+    );
+    expect_field(
         check_sets(&["routing.escape_patience=-1"]),
         "routing.escape_patience",
         &[],

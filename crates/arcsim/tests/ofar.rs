@@ -816,14 +816,16 @@ fn escape_patience_delays_entering_the_escape_network() {
 #[test]
 fn bcm_without_a_bubble_only_keeps_injected_packets_out_of_the_escape_network() {
     // BCM with bcm_bubble = 0 differs from no CM only in that a packet in an injection queue
-    // waits instead of entering the escape network (docs/configuration.md). That alone
-    // lifts Fig. 5's collapse part of the way; the paper's 2-packet bubble does the rest.
-    let at = |cm: &str, bubble: &str| {
+    // waits instead of entering the escape network (docs/configuration.md), which is what
+    // `escape_from_injection = false` does without CM. That alone lifts Fig. 5's collapse
+    // part of the way at h = 3; the paper's 2-packet bubble does the rest.
+    let run_with = |cm: &str, bubble: &str, from_injection: &str| {
         let r = must_run(&[
             "routing.algorithm=ofar",
             "routing.escape=tree",
             &format!("routing.congestion={cm}"),
             &format!("routing.bcm_bubble={bubble}"),
+            &format!("routing.escape_from_injection={from_injection}"),
             "router.vcs_local=2",
             "router.vcs_global=1",
             "traffic.load=1.0",
@@ -832,7 +834,13 @@ fn bcm_without_a_bubble_only_keeps_injected_packets_out_of_the_escape_network() 
         ]);
         (r.accepted_load, r.escape.entered_fraction)
     };
+    let at = |cm: &str, bubble: &str| run_with(cm, bubble, "true");
     let (none, bcm0, bcm2) = (at("none", "2"), at("bcm", "0"), at("bcm", "2"));
+    assert_eq!(
+        run_with("none", "2", "false"),
+        bcm0,
+        "no CM with escape_from_injection = false must be BCM with bubble 0"
+    );
     eprintln!("tree 2/1(+1) UN load 1.0 (accepted, entered the tree): none {none:?}, BCM bubble 0 {bcm0:?}, bubble 2 {bcm2:?}");
     assert!(
         none.0 + 0.05 < bcm0.0 && bcm0.0 + 0.05 < bcm2.0,

@@ -322,10 +322,20 @@ pub struct RoutingConfig {
     /// before the key existed keep their identity.
     #[serde(skip_serializing_if = "is_zero")]
     pub escape_patience: u32,
+    /// OFAR: a packet still in its injection queue may enter the escape network when every
+    /// canonical output is unavailable (true: seed 001 §3.3 makes no exception). An injection
+    /// queue is never part of a deadlock cycle, so false (such packets wait) keeps deadlock
+    /// freedom. BCM always keeps them out. Written only when false, like `escape_patience`.
+    #[serde(skip_serializing_if = "is_true")]
+    pub escape_from_injection: bool,
 }
 
 fn is_zero(v: &u32) -> bool {
     *v == 0
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
 }
 
 impl Default for RoutingConfig {
@@ -353,6 +363,7 @@ impl Default for RoutingConfig {
             busy_wait_max: 1.0,
             occupancy: QueueOccupancy::Vc,
             escape_patience: 0,
+            escape_from_injection: true,
         }
     }
 }
@@ -447,6 +458,12 @@ impl RoutingConfig {
             return Err(field_err(
                 "routing.congestion",
                 "ECM watches the escape buffers, and routing.escape = \"none\" has none: use bcm or an escape network",
+            ));
+        }
+        if self.escape == EscapeKind::None && !self.escape_from_injection {
+            return Err(field_err(
+                "routing.escape_from_injection",
+                "keeps injected packets out of the escape network, and routing.escape = \"none\" has none: drop escape_from_injection or choose a ring or the tree",
             ));
         }
         if self.escape == EscapeKind::None && self.escape_patience > 0 {

@@ -108,6 +108,8 @@ pub struct OfarRouting {
     /// Cycles a head must have asked at this router before it may enter the escape network
     /// (`routing.escape_patience`; 0: at once, as seed 001 describes).
     escape_patience: u32,
+    /// Packets in injection queues may enter the escape network (`routing.escape_from_injection`).
+    escape_from_injection: bool,
     name: &'static str,
 }
 
@@ -203,6 +205,7 @@ impl OfarRouting {
             port_occupancy: cfg.occupancy == QueueOccupancy::Port,
             mml_local_hop: local_misrouting || cfg.ofar_l_mml,
             escape_patience: cfg.escape_patience,
+            escape_from_injection: cfg.escape_from_injection,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
         })
     }
@@ -350,6 +353,8 @@ impl Routing for OfarRouting {
             return;
         }
         let bcm = injecting && self.congestion == CongestionKind::Bcm;
+        // A packet in an injection queue that may not take the escape network waits instead.
+        let stay_out = bcm || (injecting && !self.escape_from_injection);
         // BCM's bubble, in phits, for an injection into a port of either class.
         let reserve_for = |global: bool| -> u16 {
             match (bcm, global) {
@@ -460,14 +465,15 @@ impl Routing for OfarRouting {
         if min_room {
             // Lost the minimal output to another input this cycle: try it again next cycle.
             out.push(min_cand);
-        } else if let Some(c) = (!bcm && !patient)
+        } else if let Some(c) = (!stay_out && !patient)
             .then(|| self.escape_candidate(ctx, pkt))
             .flatten()
         {
-            // Every canonical path is full: the escape subnetwork avoids deadlock. Under BCM a
-            // packet still in its injection queue waits instead (section 3.4.2: injection is
-            // forbidden while the canonical network has no bubble; an injection queue is never
-            // part of a cycle, so it needs no escape).
+            // Every canonical path is full: the escape subnetwork avoids deadlock. Under BCM
+            // (section 3.4.2: injection is forbidden while the canonical network has no
+            // bubble), or with `escape_from_injection = false`, a packet still in its
+            // injection queue waits instead: an injection queue is never part of a cycle, so
+            // it needs no escape.
             out.push(c);
         } else {
             // No escape network: wait for the minimal output (what a deadlock report shows).
