@@ -460,17 +460,25 @@ impl RoutingConfig {
                 "ECM watches the escape buffers, and routing.escape = \"none\" has none: use bcm or an escape network",
             ));
         }
-        if self.escape == EscapeKind::None && !self.escape_from_injection {
-            return Err(field_err(
-                "routing.escape_from_injection",
-                "keeps injected packets out of the escape network, and routing.escape = \"none\" has none: drop escape_from_injection or choose a ring or the tree",
-            ));
-        }
-        if self.escape == EscapeKind::None && self.escape_patience > 0 {
-            return Err(field_err(
-                "routing.escape_patience",
-                "delays entering the escape network, and routing.escape = \"none\" has none: drop escape_patience or choose a ring or the tree",
-            ));
+        // Keys that only change how packets enter the escape network need one.
+        for (set, key, what) in [
+            (
+                !self.escape_from_injection,
+                "escape_from_injection",
+                "keeps injected packets out of",
+            ),
+            (
+                self.escape_patience > 0,
+                "escape_patience",
+                "delays entering",
+            ),
+        ] {
+            if set && self.escape == EscapeKind::None {
+                return Err(field_err(
+                    &format!("routing.{key}"),
+                    format!("{what} the escape network, and routing.escape = \"none\" has none: drop {key} or choose a ring or the tree"),
+                ));
+            }
         }
         match self.escape {
             EscapeKind::Ring => {

@@ -461,11 +461,12 @@ impl Routing for OfarRouting {
         // A packet already on the escape network moves on freely; entering it can be made to
         // wait `escape_patience` cycles (not in seed 001: section 3.3 diverts packets as soon
         // as every canonical output is unavailable, which is the default 0).
-        let patient = flags & IN_ESCAPE == 0 && ctx.head_wait < self.escape_patience;
+        let may_escape =
+            || !stay_out && (flags & IN_ESCAPE != 0 || ctx.head_wait >= self.escape_patience);
         if min_room {
             // Lost the minimal output to another input this cycle: try it again next cycle.
             out.push(min_cand);
-        } else if let Some(c) = (!stay_out && !patient)
+        } else if let Some(c) = may_escape()
             .then(|| self.escape_candidate(ctx, pkt))
             .flatten()
         {
