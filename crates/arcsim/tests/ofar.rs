@@ -638,8 +638,8 @@ fn permutation_at_full_load(seed: u64, extra: &str) -> RunResult {
 #[test]
 fn ecm_keeps_ofar_up_under_a_permutation_at_full_load() {
     // With the earlier experiment settings (Q per VC, the default), plain OFAR jams past
-    // saturation under traffic whose flows persist (a random permutation here; docs/reproductions/ofar.md, Figs. 10 and 11), while
-    // ECM keeps it above PB. Three seeds: the depth of the jam varies with the permutation.
+    // saturation under traffic whose flows persist (a random permutation here; docs/reproductions/ofar-history.md, "Figs. 10 and 11 with
+    // the earlier settings"), while ECM keeps it above PB. Three seeds: the depth of the jam varies with the permutation.
     let at = |cm: &str, seed: u64| {
         permutation_at_full_load(seed, &format!("routing.congestion={cm}")).accepted_load
     };

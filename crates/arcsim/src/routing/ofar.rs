@@ -30,7 +30,7 @@
 //! may misroute; with `"wait"` only an output granted to another input in this allocation (or
 //! without room) is, so packets misroute on contention between inputs rather than on every
 //! transmission in progress (far fewer misroutes under uniform traffic; docs/reproductions/
-//! ofar.md, Fig. 6 difference 6).
+//! ofar-history.md, Fig. 6 difference 6).
 //!
 //! By default the router after an MM+L local hop re-evaluates against its own minimal output,
 //! usually the idle local link back to the gateway: under light adversarial traffic the packet
