@@ -346,12 +346,17 @@ set = ["routing.algorithm=min", "simulation.max_cycles=250"]
         assert_plot(&o.join(panel).join("hops"));
         let hops = rows(&o.join(panel).join("hops.csv"));
         for curve in ["MIN", "VAL"] {
-            let total: f64 = hops
-                .iter()
-                .filter(|r| &r[0] == curve)
-                .map(|r| r[2].parse::<f64>().unwrap())
-                .sum();
+            let rows: Vec<_> = hops.iter().filter(|r| &r[0] == curve).collect();
+            let total: f64 = rows.iter().map(|r| r[3].parse::<f64>().unwrap()).sum();
             assert!((total - 1.0).abs() < 1e-3, "{panel} {curve}: {total}");
+            // Every bucket that holds a packet has a non-zero share, however small.
+            let packets: u64 = rows.iter().map(|r| r[2].parse::<u64>().unwrap()).sum();
+            assert!(packets > 0);
+            for r in &rows {
+                let (n, f): (u64, f64) = (r[2].parse().unwrap(), r[3].parse().unwrap());
+                assert_eq!(n > 0, f > 0.0, "{panel} {curve}: {r:?}");
+                assert!((f - n as f64 / packets as f64).abs() <= 1e-4 * f, "{r:?}");
+            }
         }
     }
     let report = text(&out.stdout);
