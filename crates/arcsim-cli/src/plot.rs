@@ -54,10 +54,15 @@ pub struct Bar {
 /// show); +infinity draws an open bar running off the top of the chart, for a run that did
 /// not finish (a burst not consumed within `simulation.max_cycles`), with a legend entry
 /// saying so.
+///
+/// `errors` holds, per group, the half-width of an interval drawn as a whisker over the bar
+/// (e.g. the 95% confidence interval over seeds); a missing, non-finite or non-positive
+/// entry draws none.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BarSeries {
     pub label: String,
     pub values: Vec<f64>,
+    pub errors: Vec<f64>,
 }
 
 /// Texts and scale of a plot.
@@ -1618,6 +1623,8 @@ const REFERENCE_W: u32 = 2;
 const REFERENCE_DASH: (i32, i32) = (10, 6);
 /// Border width of an open bar (a run that did not finish).
 const OPEN_BAR_W: u32 = 3;
+/// Stroke of the confidence whiskers over grouped bars.
+const WHISKER_W: u32 = 2;
 /// Legend text of the open bars.
 const UNFINISHED_LABEL: &str = "did not finish";
 
@@ -1632,6 +1639,8 @@ struct GroupedBar {
     colour: RGBColor,
     /// The run did not finish: an open bar up to the top of the chart (`top` unused).
     unfinished: bool,
+    /// Whisker ends in plot coordinates (bottom: `None` below the axis), if any.
+    whisker: Option<(Option<f64>, f64)>,
 }
 
 struct GroupedBarPlot {
@@ -1685,6 +1694,19 @@ impl GroupedBarPlot {
                 } else {
                     continue;
                 };
+                // Whiskers stop at zero for non-negative values (times, counts), as the
+                // error bars of a line plot do.
+                let whisker = ser
+                    .errors
+                    .get(g)
+                    .copied()
+                    .filter(|e| !unfinished && e.is_finite() && *e > 0.0)
+                    .and_then(|e| {
+                        let top = ty(v + e)?;
+                        let low = if v >= 0.0 { (v - e).max(0.0) } else { v - e };
+                        y_ext.add(top);
+                        Some((ty(low), top))
+                    });
                 let left = g as f64 - GROUP_FILL / 2.0 + s as f64 * bar_w;
                 bars.push(GroupedBar {
                     group: g,
@@ -1694,6 +1716,7 @@ impl GroupedBarPlot {
                     top,
                     colour,
                     unfinished,
+                    whisker,
                 });
             }
         }
@@ -1824,6 +1847,32 @@ impl Render for GroupedBarPlot {
         if outline {
             chart
                 .draw_series(rects.map(|(r, _)| Rectangle::new(r, BLACK.stroke_width(1))))
+                .map_err(draw_err)?;
+        }
+        // Whiskers over the bars, in black so that they show on every colour.
+        let whisker_style = BLACK.stroke_width(WHISKER_W);
+        for b in &self.bars {
+            let Some((bottom, top)) = b.whisker else {
+                continue;
+            };
+            let mid = (b.left + b.right) / 2.0;
+            let bottom = bottom.unwrap_or(y.lo).max(y.lo);
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(mid, bottom), (mid, top.min(y.hi))],
+                    whisker_style,
+                )))
+                .map_err(draw_err)?;
+            let cap = ((bar_px / 4.0).round() as i32).clamp(2, 6);
+            let ends = [
+                Some(bottom).filter(|v| *v > y.lo),
+                Some(top).filter(|v| *v <= y.hi),
+            ];
+            chart
+                .draw_series(ends.into_iter().flatten().map(|v| {
+                    EmptyElement::at((mid, v))
+                        + PathElement::new(vec![(-cap, 0), (cap, 0)], whisker_style)
+                }))
                 .map_err(draw_err)?;
         }
         // Runs that did not finish: open bars to the top, an arrowhead at the top saying
@@ -2074,6 +2123,7 @@ mod tests {
             .map(|(label, values)| BarSeries {
                 label: label.to_string(),
                 values: values.to_vec(),
+                errors: Vec::new(),
             })
             .collect()
     }
@@ -2182,6 +2232,43 @@ mod tests {
     }
 
     #[test]
+    fn grouped_bars_draw_whiskers_where_an_interval_is_given() {
+        let groups: Vec<String> = ["a", "b", "c", "d"].iter().map(|g| g.to_string()).collect();
+        let series = vec![BarSeries {
+            label: "x".into(),
+            values: vec![1.0, 0.5, 2.0, f64::INFINITY],
+            // a plain interval, one wider than the bar (stops at 0), none, and one on a run
+            // that did not finish (ignored)
+            errors: vec![0.25, 0.75, f64::NAN, 0.1],
+        }];
+        let plot = GroupedBarPlot::new(&bursts_spec("w", false), &groups, &series, None);
+        let w: Vec<_> = plot.bars.iter().map(|b| b.whisker).collect();
+        assert_eq!(w[0], Some((Some(0.75), 1.25)));
+        assert_eq!(w[1], Some((Some(0.0), 1.25)));
+        assert_eq!(w[2], None);
+        assert_eq!(w[3], None);
+        // The y range covers the whiskers' tops.
+        assert!(plot.y.hi >= 2.0);
+        let tall = vec![BarSeries {
+            label: "x".into(),
+            values: vec![1.0],
+            errors: vec![3.0],
+        }];
+        let plot = GroupedBarPlot::new(&bursts_spec("w", false), &groups[..1], &tall, None);
+        assert!(plot.y.hi >= 4.0, "{}", plot.y.hi);
+        let stem = test_dir("whiskers").join("w");
+        grouped_bar_plot(
+            &stem,
+            &bursts_spec("whiskers", false),
+            &groups,
+            &series,
+            Some(1.0),
+        )
+        .unwrap();
+        check_outputs(&stem, "whiskers");
+    }
+
+    #[test]
     fn unfinished_runs_are_open_bars_off_the_top() {
         let groups = paper_groups();
         let nan = f64::NAN;
@@ -2189,10 +2276,12 @@ mod tests {
             BarSeries {
                 label: "PB".into(),
                 values: vec![1.0; 7],
+                errors: Vec::new(),
             },
             BarSeries {
                 label: "OFAR".into(),
                 values: vec![0.6, f64::INFINITY, 0.5, nan, 0.7, 0.8, 0.9],
+                errors: Vec::new(),
             },
         ];
         let plot = GroupedBarPlot::new(&bursts_spec("t", false), &groups, &series, Some(1.0));
@@ -2229,14 +2318,17 @@ mod tests {
             BarSeries {
                 label: "short".into(),
                 values: vec![1.0, 2.0],
+                errors: Vec::new(),
             },
             BarSeries {
                 label: "long".into(),
                 values: vec![1.5; 12],
+                errors: Vec::new(),
             },
             BarSeries {
                 label: "none".into(),
                 values: vec![],
+                errors: Vec::new(),
             },
         ];
         let plot = GroupedBarPlot::new(&bursts_spec("t", false), &groups, &series, None);
@@ -2257,15 +2349,18 @@ mod tests {
         let all_nan = vec![BarSeries {
             label: "failed".into(),
             values: vec![f64::NAN; 7],
+            errors: Vec::new(),
         }];
         let weird = vec![
             BarSeries {
                 label: String::new(),
                 values: vec![f64::INFINITY, -2.0, 0.0, 1e300, 5e-324, f64::NEG_INFINITY],
+                errors: Vec::new(),
             },
             BarSeries {
                 label: "tiny <&> \u{1F600}".repeat(20),
                 values: vec![1e-300, 2e-300],
+                errors: Vec::new(),
             },
         ];
         let many_groups: Vec<String> = (0..300).map(|i| format!("router {i}")).collect();
@@ -2273,6 +2368,7 @@ mod tests {
             .map(|s| BarSeries {
                 label: format!("configuration number {s} with a long name"),
                 values: (0..300).map(|g| ((g * s) % 13) as f64).collect(),
+                errors: Vec::new(),
             })
             .collect();
         for log_y in [false, true] {

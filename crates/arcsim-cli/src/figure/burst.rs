@@ -45,7 +45,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         .iter()
         .map(|c| BarSeries {
             label: c.label.clone(),
-            values: Vec::new(),
+            ..BarSeries::default()
         })
         .collect();
     writeln!(
@@ -85,6 +85,13 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                         _ => f64::NAN,
                     };
                     series[ci].values.push(rel);
+                    // The whisker: the 95% interval of this curve's time over the seeds,
+                    // on the same scale (the baseline's own spread is not folded in).
+                    let ci95 = r.burst_consumption_cycles.as_ref().map(|e| e.ci95);
+                    series[ci].errors.push(match (ci95, base) {
+                        (Some(e), Some(b)) if b > 0.0 => e / b,
+                        _ => f64::NAN,
+                    });
                     write!(
                         report,
                         " {:>18}",
@@ -152,6 +159,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 None => {
                     // Drawn as an open bar off the top of the chart.
                     series[ci].values.push(f64::INFINITY);
+                    series[ci].errors.push(f64::NAN);
                     longest[pi].push(None);
                     write!(report, " {:>18}", "not consumed")?;
                     w.write_record([

@@ -93,6 +93,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 series.push(BarSeries {
                     label: gname.clone(),
                     values,
+                    errors: Vec::new(),
                 });
             }
             let labels: Vec<String> = (0..a).map(|i| format!("R{i}")).collect();
