@@ -421,7 +421,8 @@ kind = "injection"
 config = "base.toml"
 groups = [0, "root"]
 set = ["traffic.load=0.5", "routing.tree_root=8", "routing.algorithm=ofar",
-       "routing.escape=tree", "router.vcs_local=2", "router.vcs_global=1"]
+       "routing.escape=tree", "router.vcs_local=2", "router.vcs_global=1",
+       "simulation.repetitions=2"]
 
 [[curve]]
 label = "Tree"
@@ -434,6 +435,12 @@ label = "Tree"
     assert!(
         inj.iter().any(|r| &r[1] == "2"),
         "the root's group is group 2"
+    );
+    // Two seeds: a 95% interval per router, drawn as whiskers; the seeds differ somewhere.
+    let ci: Vec<f64> = inj.iter().map(|r| r[5].parse().unwrap()).collect();
+    assert!(
+        ci.iter().all(|c| *c >= 0.0) && ci.iter().any(|c| *c > 0.0),
+        "{ci:?}"
     );
     assert_plot(&dir.join("i/all/injected-tree"));
 }

@@ -3,6 +3,7 @@
 use super::{slug, Finished};
 use crate::plot::{grouped_bar_plot, BarSeries, PlotSpec};
 use anyhow::{bail, Result};
+use arcsim::stats::summary::Estimate;
 use std::fmt::Write as _;
 
 pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
@@ -17,7 +18,14 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         let dir = out.join(pname);
         std::fs::create_dir_all(&dir)?;
         let mut w = csv::Writer::from_path(dir.join("injected.csv"))?;
-        w.write_record(["curve", "group", "router_in_group", "router", "injected"])?;
+        w.write_record([
+            "curve",
+            "group",
+            "router_in_group",
+            "router",
+            "injected",
+            "injected_ci95",
+        ])?;
         writeln!(
             report,
             "\n## {ptitle}: packets injected per router (mean over seeds)"
@@ -63,23 +71,25 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             }
             let mut series = Vec::new();
             for (gidx, gname) in &groups {
-                let mut values = Vec::new();
+                let (mut values, mut errors) = (Vec::new(), Vec::new());
                 for i in 0..a {
                     let r = gidx * a + i;
-                    let mean = cell
+                    let seeds: Vec<f64> = cell
                         .runs
                         .iter()
                         .map(|x| x.injected_per_router[r] as f64)
-                        .sum::<f64>()
-                        / cell.runs.len() as f64;
+                        .collect();
+                    let est = Estimate::of(&seeds);
                     w.write_record([
                         curve.label.clone(),
                         gidx.to_string(),
                         i.to_string(),
                         r.to_string(),
-                        format!("{mean:.1}"),
+                        format!("{:.1}", est.mean),
+                        format!("{:.1}", est.ci95),
                     ])?;
-                    values.push(mean);
+                    values.push(est.mean);
+                    errors.push(est.ci95);
                 }
                 let (lo, hi) = values
                     .iter()
@@ -93,7 +103,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 series.push(BarSeries {
                     label: gname.clone(),
                     values,
-                    errors: Vec::new(),
+                    errors,
                 });
             }
             let labels: Vec<String> = (0..a).map(|i| format!("R{i}")).collect();
