@@ -252,13 +252,13 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
     Ok(())
 }
 
-/// Hop histogram summed over the seeds of a cell.
 /// A bucket's share of the packets for `hops.csv`. Scientific notation: the log-scale tail
 /// goes down to one packet in millions, which a fixed six decimals would write as 0.
 fn hop_share(n: u64, total: u64) -> String {
     format!("{:.4e}", n as f64 / total.max(1) as f64)
 }
 
+/// Hop histogram summed over the seeds of a cell.
 fn pooled_histogram(runs: &[RunResult]) -> Vec<u64> {
     let len = runs
         .iter()
