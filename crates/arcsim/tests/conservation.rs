@@ -121,6 +121,23 @@ fn conservation_with_extra_vcs_and_other_policies() {
     }
 }
 
+#[test]
+fn conservation_with_each_input_vc_a_crossbar_input() {
+    // router.crossbar_input = "vc": an input port sends packets of several VCs at once.
+    for routing in ROUTINGS.into_iter().chain(["pb", "ofar"]) {
+        step_and_audit(
+            routing,
+            &[
+                "router.crossbar_input=vc",
+                "router.vcs_injection=2",
+                "router.buffer_injection=32",
+                // Each VC reading on its own saturates later: load 1.0 keeps the network full.
+                "traffic.load=1.0",
+            ],
+        );
+    }
+}
+
 /// Burst mode: every node sends a fixed number of packets; the run ends when all are
 /// delivered, so nothing may be left anywhere.
 #[test]

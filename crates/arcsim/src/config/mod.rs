@@ -128,6 +128,24 @@ pub struct RouterConfig {
     pub vc_selection: VcSelection,
     /// Whether injections compete equally with transit packets for an output.
     pub injection_priority: InjectionPriority,
+    /// Whether an input port reads one packet at a time or each of its VCs reads on its own.
+    /// Written only when not the default `port`, so that runs stored before the key existed
+    /// keep their identity.
+    #[serde(skip_serializing_if = "is_port")]
+    pub crossbar_input: CrossbarInput,
+}
+
+/// What a crossbar input is: a whole input port, or each VC of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CrossbarInput {
+    /// An input port sends one packet at a time (for `packet_length` cycles), whatever VC
+    /// it comes from.
+    Port,
+    /// Each input VC sends one packet at a time, so an input port may send packets of
+    /// different VCs to different outputs at once; it still wins at most one output per
+    /// cycle. The router of FOGSim, the simulator of seed 001, behaves this way.
+    Vc,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,6 +171,7 @@ impl Default for RouterConfig {
             arbiter: ArbiterKind::Lrs,
             vc_selection: VcSelection::ShortestQueue,
             injection_priority: InjectionPriority::Equal,
+            crossbar_input: CrossbarInput::Port,
         }
     }
 }
@@ -328,6 +347,10 @@ pub struct RoutingConfig {
     /// freedom. BCM always keeps them out. Written only when false, like `escape_patience`.
     #[serde(skip_serializing_if = "is_true")]
     pub escape_from_injection: bool,
+}
+
+fn is_port(v: &CrossbarInput) -> bool {
+    *v == CrossbarInput::Port
 }
 
 fn is_zero(v: &u32) -> bool {

@@ -238,6 +238,9 @@ pub struct Simulation<R: Routing> {
     router_vcs: Vec<u32>,
     /// Output arbitration serves transit packets before injections (router.injection_priority).
     pub(crate) transit_first: bool,
+    /// Each input VC is its own crossbar input (router.crossbar_input = "vc"): a grant
+    /// keeps the input port free and makes only the granted VC wait for its packet to leave.
+    vc_inputs: bool,
     /// Per router: its terminal (injection) input ports.
     pub(crate) terminal_inputs: Vec<u64>,
     pub(crate) wheel: TimeWheel,
@@ -431,6 +434,7 @@ impl<R: Routing> Simulation<R> {
             out_lrs,
             router_vcs,
             transit_first: rc.injection_priority == crate::config::InjectionPriority::TransitFirst,
+            vc_inputs: rc.crossbar_input == crate::config::CrossbarInput::Vc,
             terminal_inputs,
             wheel: TimeWheel::new(max_lat + len as u64 + 2),
             scratch: Default::default(),
@@ -792,7 +796,13 @@ impl<R: Routing> Simulation<R> {
         let vci = pin.vc_base as usize + in_vc;
         let v = &mut self.vcs[vci];
         let id = self.slots.pop(&mut v.fifo);
+        let len = self.pool.get(id).len as u64;
         v.fifo.wake();
+        if self.vc_inputs {
+            // Only this VC is busy reading the packet; the InputFree event below wakes the
+            // input when it is done.
+            v.fifo.sleep_until = (now + len) as u32;
+        }
         if self.routing.reads_head_wait() {
             self.head_since[vci] = NO_TIME; // the next packet of this VC has not asked yet
         }
@@ -802,9 +812,10 @@ impl<R: Routing> Simulation<R> {
                 self.nonempty[r] &= !(1u64 << in_port);
             }
         }
-        let len = self.pool.get(id).len as u64;
         let pin = *pin;
-        self.free_inputs[r] &= !(1u64 << in_port);
+        if !self.vc_inputs {
+            self.free_inputs[r] &= !(1u64 << in_port);
+        }
         self.wheel.schedule(
             now,
             now + len,
@@ -1141,5 +1152,74 @@ impl<R: Routing> Simulator for Simulation<R> {
             duplicates: dup,
             live: self.pool.live() as u64,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::CrossbarInput;
+
+    /// Cycles at which two packets queued at cycle 0 in the two injection VCs of node 0 leave
+    /// it, with MIN routing to two different routers of its group.
+    fn injection_times(crossbar_input: CrossbarInput) -> (u32, u32) {
+        let mut cfg = Config::embedded_default();
+        cfg.topology.p = 2;
+        cfg.topology.a = 4;
+        cfg.topology.h = 2;
+        cfg.router.vcs_injection = 2;
+        cfg.router.crossbar_input = crossbar_input;
+        cfg.validate().unwrap();
+        let df = Dragonfly::new(&cfg.topology);
+        let needs = routing::vc_needs(cfg.routing.algorithm);
+        let vcs = VcMap::new(false, 2, 1, needs);
+        let mut sim = Simulation::new(
+            &cfg,
+            &df,
+            routing::MinRouting {
+                df: df.clone(),
+                vcs,
+            },
+        );
+        let (r, pt) = sim.net.attach[0];
+        let inj = sim.ports[sim.gport(r, pt as usize)];
+        assert_eq!(inj.vc_count, 2);
+        let mut ids = [0u32; 2];
+        // Nodes 2 and 4 attach to routers 1 and 2: two different local outputs of router 0.
+        for (k, dst) in [2usize, 4].into_iter().enumerate() {
+            let (dst_router, dst_port) = sim.net.attach[dst];
+            assert_ne!(dst_router, r);
+            ids[k] = sim.pool.alloc(Packet {
+                src: 0,
+                dst_router,
+                dst_port: dst_port as u8,
+                gen_time: 0,
+                inject_time: NO_TIME,
+                len: sim.pkt_len,
+                hops: 0,
+                global_hops: 0,
+                escape_hops: 0,
+                escape_entries: 0,
+                misrouted: false,
+                route: RouteState::default(),
+            });
+            sim.enqueue(inj.vc_base + k as u32, ids[k], r as usize, pt as usize);
+        }
+        // Both have left by cycle 9 and neither has arrived (local links take 10 cycles).
+        for _ in 0..10 {
+            sim.cycle().unwrap();
+        }
+        let t = |id: u32| sim.pool.get(id).inject_time;
+        let (a, b) = (t(ids[0]), t(ids[1]));
+        (a.min(b), a.max(b))
+    }
+
+    #[test]
+    fn an_input_port_sends_one_packet_at_a_time_unless_each_vc_is_a_crossbar_input() {
+        // One crossbar input per port: the second packet waits until the first has been
+        // read out (8 phits, 8 cycles). One per VC: it leaves the next cycle (an input port
+        // still wins at most one output per cycle).
+        assert_eq!(injection_times(CrossbarInput::Port), (0, 8));
+        assert_eq!(injection_times(CrossbarInput::Vc), (0, 1));
     }
 }
