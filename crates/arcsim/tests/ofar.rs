@@ -855,3 +855,51 @@ fn bcm_without_a_bubble_only_keeps_injected_packets_out_of_the_escape_network() 
     // take the tree; with it they hardly ever do.
     assert!(bcm0.1 > 0.05 && bcm2.1 < 0.01, "{bcm0:?} {bcm2:?}");
 }
+
+#[test]
+fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_over_h() {
+    // routing.misroute_trigger = "granted" (FOGSim's rule): only a minimal output granted to
+    // another input earlier in the same allocation starts a misroute; one that is merely
+    // busy or full does not (a full one sends the packet to the escape network).
+    let un = |trigger: &str| {
+        let t = format!("routing.misroute_trigger={trigger}");
+        must_run(&[
+            "routing.algorithm=ofar",
+            &t,
+            "traffic.load=0.3",
+            "simulation.warmup_cycles=3000",
+            "simulation.measure_cycles=3000",
+        ])
+    };
+    let (any, granted) = (un("unavailable"), un("granted"));
+    eprintln!(
+        "OFAR UN 0.3: misrouted {:.3} (any unavailable output) vs {:.3} (granted only)",
+        any.misrouted_fraction, granted.misrouted_fraction
+    );
+    assert!(
+        granted.misrouted_fraction < any.misrouted_fraction / 2.0,
+        "granted {:.3} vs unavailable {:.3}",
+        granted.misrouted_fraction,
+        any.misrouted_fraction
+    );
+    // Contention at the minimal global output is enough to spread ADVG+h traffic.
+    let adv = must_run(&[
+        "routing.algorithm=ofar",
+        "routing.misroute_trigger=granted",
+        "router.crossbar_input=vc",
+        "traffic.pattern=adv-global",
+        "traffic.offset=3",
+        "traffic.load=1.0",
+        "simulation.warmup_cycles=3000",
+        "simulation.measure_cycles=3000",
+    ]);
+    eprintln!(
+        "OFAR ADVG+3 load 1.0, granted only: {:.3}",
+        adv.accepted_load
+    );
+    assert!(
+        adv.accepted_load > 1.25 / 3.0,
+        "accepted {:.3} against 1/h = 0.333",
+        adv.accepted_load
+    );
+}

@@ -262,6 +262,19 @@ pub enum BusyMinimal {
     Wait,
 }
 
+/// OFAR: which unavailable minimal outputs make a packet look for a non-minimal one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MisrouteTrigger {
+    /// Any unavailable minimal output (granted to another input this cycle, or without
+    /// room; with `busy_minimal = "misroute"` also one still sending).
+    Unavailable,
+    /// Only a minimal output granted to another input earlier in this cycle's allocation.
+    /// A full minimal output sends the packet to the escape network instead of misrouting
+    /// it. FOGSim, the simulator of seed 001, behaves this way.
+    Granted,
+}
+
 /// OFAR: what "the occupancy of an output's queue" (seed 001, section 3.2: Q_min and
 /// Q_non-min) measures, given that an output has several VCs and any of them may be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -347,6 +360,14 @@ pub struct RoutingConfig {
     /// freedom. BCM always keeps them out. Written only when false, like `escape_patience`.
     #[serde(skip_serializing_if = "is_true")]
     pub escape_from_injection: bool,
+    /// OFAR: which unavailable minimal outputs start a search for a non-minimal one.
+    /// Written only when not the default `unavailable`.
+    #[serde(skip_serializing_if = "is_unavailable")]
+    pub misroute_trigger: MisrouteTrigger,
+}
+
+fn is_unavailable(v: &MisrouteTrigger) -> bool {
+    *v == MisrouteTrigger::Unavailable
 }
 
 fn is_port(v: &CrossbarInput) -> bool {
@@ -387,6 +408,7 @@ impl Default for RoutingConfig {
             occupancy: QueueOccupancy::Vc,
             escape_patience: 0,
             escape_from_injection: true,
+            misroute_trigger: MisrouteTrigger::Unavailable,
         }
     }
 }

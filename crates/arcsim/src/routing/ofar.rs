@@ -46,7 +46,8 @@
 use super::min::{ejection, minimal_hop};
 use super::{Candidate, Candidates, HopKind, RouteCtx, Routing};
 use crate::config::{
-    BusyMinimal, CongestionKind, EcmRule, EscapeKind, QueueOccupancy, RoutingConfig,
+    BusyMinimal, CongestionKind, EcmRule, EscapeKind, MisrouteTrigger, QueueOccupancy,
+    RoutingConfig,
 };
 use crate::engine::packet::Packet;
 use crate::topology::escape::{self, Ring, Tree};
@@ -110,6 +111,9 @@ pub struct OfarRouting {
     escape_patience: u32,
     /// Packets in injection queues may enter the escape network (`routing.escape_from_injection`).
     escape_from_injection: bool,
+    /// Only a minimal output granted to another input this cycle starts a misroute
+    /// (`routing.misroute_trigger = "granted"`).
+    misroute_only_when_granted: bool,
     name: &'static str,
 }
 
@@ -206,6 +210,7 @@ impl OfarRouting {
             mml_local_hop: local_misrouting || cfg.ofar_l_mml,
             escape_patience: cfg.escape_patience,
             escape_from_injection: cfg.escape_from_injection,
+            misroute_only_when_granted: cfg.misroute_trigger == MisrouteTrigger::Granted,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
         })
     }
@@ -428,8 +433,14 @@ impl Routing for OfarRouting {
         );
         let flags = pkt.route.flags;
         let local_done_here = pkt.route.inter == cg as u32;
+        // With `misroute_trigger = "granted"`, a minimal output that is full (or busy) but
+        // not granted to another input this cycle starts no misroute: the packet waits, or
+        // takes the escape network if the output is full.
+        let no_trigger = self.misroute_only_when_granted && ctx.taken & (1u64 << min_port) == 0;
         let (ports, tag): (std::ops::Range<usize>, u8) = if flags & PENDING_GLOBAL != 0 {
             (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
+        } else if no_trigger {
+            (0..0, TAG_MIN)
         } else if cg == sg && dg != sg {
             if flags & GLOBAL_DONE != 0 {
                 (0..0, TAG_MIN)
