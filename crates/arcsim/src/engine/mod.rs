@@ -35,7 +35,7 @@ use crate::topology::{Dragonfly, Network, PortClass, Topology};
 use crate::traffic::calendar::Calendar;
 use crate::traffic::{Injection, Pattern, Workload};
 use events::{Event, Packed, TimeWheel};
-use packet::{Packet, PacketPool, RouteState, NO_TIME};
+use packet::{Packet, PacketPool, NO_TIME};
 use std::time::Instant;
 
 /// A running simulation, whatever its routing.
@@ -518,21 +518,14 @@ impl<R: Routing> Simulation<R> {
         };
         let dst = self.pattern.destination(n, &mut self.rng);
         let (dst_router, dst_port) = self.net.attach[dst];
-        let id = self.pool.alloc(Packet {
-            src: n as u32,
+        // Times fit in u32 (simulation.max_cycles and the windows are validated).
+        let id = self.pool.alloc(Packet::new(
+            n as u32,
             dst_router,
-            dst_port: dst_port as u8,
-            // Times fit in u32 (simulation.max_cycles and the windows are validated).
-            gen_time: self.now as u32,
-            inject_time: NO_TIME,
-            len: self.pkt_len,
-            hops: 0,
-            global_hops: 0,
-            escape_hops: 0,
-            escape_entries: 0,
-            misrouted: false,
-            route: RouteState::default(),
-        });
+            dst_port as u8,
+            self.now as u32,
+            self.pkt_len,
+        ));
         self.enqueue(vc, id, r as usize, pt as usize);
         self.generated += 1;
         self.collector.on_generate(self.now);
@@ -1189,20 +1182,9 @@ mod tests {
         for (k, dst) in [2usize, 4].into_iter().enumerate() {
             let (dst_router, dst_port) = sim.net.attach[dst];
             assert_ne!(dst_router, r);
-            ids[k] = sim.pool.alloc(Packet {
-                src: 0,
-                dst_router,
-                dst_port: dst_port as u8,
-                gen_time: 0,
-                inject_time: NO_TIME,
-                len: sim.pkt_len,
-                hops: 0,
-                global_hops: 0,
-                escape_hops: 0,
-                escape_entries: 0,
-                misrouted: false,
-                route: RouteState::default(),
-            });
+            ids[k] = sim
+                .pool
+                .alloc(Packet::new(0, dst_router, dst_port as u8, 0, sim.pkt_len));
             sim.enqueue(inj.vc_base + k as u32, ids[k], r as usize, pt as usize);
         }
         // Both have left by cycle 9 and neither has arrived (local links take 10 cycles).

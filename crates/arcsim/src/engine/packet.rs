@@ -45,6 +45,26 @@ pub struct Packet {
 
 const _: () = assert!(std::mem::size_of::<Packet>() == 32);
 
+impl Packet {
+    /// A packet generated at cycle `gen_time`, not yet injected.
+    pub fn new(src: u32, dst_router: u32, dst_port: u8, gen_time: u32, len: u16) -> Packet {
+        Packet {
+            src,
+            dst_router,
+            dst_port,
+            gen_time,
+            inject_time: NO_TIME,
+            len,
+            hops: 0,
+            global_hops: 0,
+            escape_hops: 0,
+            escape_entries: 0,
+            misrouted: false,
+            route: RouteState::default(),
+        }
+    }
+}
+
 pub const NO_TIME: u32 = u32::MAX;
 
 /// Slab of packets with a free list.
