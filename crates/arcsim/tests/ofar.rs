@@ -69,6 +69,11 @@ fn escape_subnetworks_prevent_deadlock_with_one_vc() {
 /// OFAR with 1/1(+1) VCs on the balanced dragonfly with `h`, ADVG+h at full load: the
 /// watchdog must stay silent with each of these ring sets, and packets must use them.
 fn rings_prevent_deadlock(h: usize, ring_sets: &[&str]) {
+    rings_prevent_deadlock_travelled(h, ring_sets, "ascending");
+}
+
+fn rings_prevent_deadlock_travelled(h: usize, ring_sets: &[&str], direction: &str) {
+    let direction = format!("routing.ring_direction={direction}");
     let shape = [
         format!("topology.p={h}"),
         format!("topology.a={}", 2 * h),
@@ -83,6 +88,7 @@ fn rings_prevent_deadlock(h: usize, ring_sets: &[&str]) {
             "router.vcs_local=1",
             "router.vcs_global=1",
             &r,
+            &direction,
             "traffic.pattern=adv-global",
             "traffic.load=1.0",
             "simulation.warmup_cycles=1000",
@@ -102,6 +108,12 @@ fn rings_prevent_deadlock(h: usize, ring_sets: &[&str]) {
 fn escape_rings_b_and_both_prevent_deadlock_on_h4() {
     // Ring B needs an even h > 2: p=4, a=8, h=4 (33 groups, 1,056 nodes).
     rings_prevent_deadlock(4, &["[\"b\"]", "[\"a\", \"b\"]"]);
+}
+
+#[test]
+fn bidirectional_rings_prevent_deadlock_on_h4() {
+    // FOGSim's rings: the escape VC in both directions of every ring link.
+    rings_prevent_deadlock_travelled(4, &["[\"a\"]", "[\"b\"]", "[\"a\", \"b\"]"], "both");
 }
 
 #[test]

@@ -137,6 +137,13 @@ impl OfarRouting {
             EscapeKind::Tree => Escape::Tree(escape::tree(&df, cfg.tree_root)?),
             EscapeKind::None => Escape::None,
         };
+        // Subnetworks travelled both ways (the tree, bidirectional rings) have one VC per link
+        // serving both directions, and receive on both ends of each link.
+        let both_ways = match &escape {
+            Escape::Rings(rings) => rings.iter().any(Ring::bidirectional),
+            Escape::Tree(_) => true,
+            Escape::None => false,
+        };
         // Channels of each subnetwork: (router, output port) in its direction of travel.
         let channels: Vec<Vec<(usize, usize)>> = match &escape {
             Escape::None => Vec::new(),
@@ -167,7 +174,7 @@ impl OfarRouting {
                 let (s, sp) = (info.peer as usize, info.peer_port as usize);
                 let (a, b) = (r * radix + port, s * radix + sp);
                 if vc[a] != u8::MAX {
-                    continue; // both directions of a tree link: one VC serves both.
+                    continue; // the other direction of a tree link: one VC serves both.
                 }
                 // The same index at both ends of the link: next free extra VC of the link.
                 let base = if port >= df.first_global_port() {
@@ -181,7 +188,7 @@ impl OfarRouting {
                 extra[a] += 1;
                 extra[b] += 1;
                 escape_inputs[s].push((sp as u16, idx));
-                if matches!(escape, Escape::Tree(_)) {
+                if both_ways {
                     escape_inputs[r].push((port as u16, idx));
                 }
             }
@@ -296,7 +303,7 @@ impl OfarRouting {
             Escape::None => return None,
             Escape::Rings(rings) => {
                 let k = pkt.route.phase as usize;
-                let port = rings[k].next_port[r] as usize;
+                let port = rings[k].port_towards(r, pkt.dst_router as usize);
                 // Bubble flow control: entering the ring needs room for a second packet.
                 let reserve = if pkt.route.flags & IN_ESCAPE != 0 {
                     0

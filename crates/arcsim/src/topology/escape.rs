@@ -28,16 +28,50 @@ pub enum RingDirection {
     Ascending,
     /// The same links the other way (ring A: R_{a-1} -> ... -> R_0 -> R_{a-1} of group j - 1).
     Descending,
+    /// Both ways (FOGSim's `ringDirs = 2`): every link of the ring carries the escape VC in
+    /// each direction, and each escape hop takes the shorter way round to the destination
+    /// router (ascending on a tie). The two directions are two separate rings of buffers, each
+    /// with bubble flow control; a packet never changes direction on the way, because a hop
+    /// the shorter way keeps that way the shorter one.
+    Both,
 }
 
-/// A unidirectional Hamiltonian ring: `next_port[r]` is the output port of router r that
-/// leads to its successor.
+/// A Hamiltonian ring: `next_port[r]` is the output port of router r that leads to its
+/// successor; a bidirectional ring also has `back_port[r]`, the port to its predecessor.
 #[derive(Debug, Clone)]
 pub struct Ring {
     pub kind: RingKind,
     pub next_port: Vec<u16>,
+    /// Empty unless the ring is travelled both ways.
+    pub back_port: Vec<u16>,
     /// Routers in ring order starting at router 0.
     pub order: Vec<u32>,
+    /// `pos[r]`: index of router r in `order`.
+    pub pos: Vec<u32>,
+}
+
+impl Ring {
+    /// Whether packets travel the ring both ways.
+    #[inline]
+    pub fn bidirectional(&self) -> bool {
+        !self.back_port.is_empty()
+    }
+
+    /// The output of router `r` that the ring uses towards router `dst` (r != dst): the
+    /// successor, or on a bidirectional ring the neighbour on the shorter way round.
+    #[inline]
+    pub fn port_towards(&self, r: usize, dst: usize) -> usize {
+        if self.back_port.is_empty() {
+            return self.next_port[r] as usize;
+        }
+        let n = self.order.len() as u32;
+        let ahead = (self.pos[dst] + n - self.pos[r]) % n;
+        if ahead <= n - ahead {
+            self.next_port[r] as usize
+        } else {
+            self.back_port[r] as usize
+        }
+    }
 }
 
 /// A spanning tree rooted at `root` for up/down routing.
@@ -108,6 +142,7 @@ fn gcd(a: usize, b: usize) -> usize {
 ///
 /// `Descending` travels the same ring backwards: every channel is the reverse of an
 /// ascending one, so rings that are channel-disjoint in one direction are in the other.
+/// `Both` keeps the ascending successors and adds the predecessors (`back_port`).
 pub fn ring(df: &Dragonfly, kind: RingKind, direction: RingDirection) -> Result<Ring, String> {
     check_palm(df, &format!("escape ring {kind:?}"))?;
     let (r_in, step) = ring_params(df, kind)?;
@@ -160,17 +195,30 @@ pub fn ring(df: &Dragonfly, kind: RingKind, direction: RingDirection) -> Result<
         }
         next_port = back;
     }
+    // Each router's predecessor, over the far end of the link that leads to it.
+    let mut back_port = Vec::new();
+    if direction == RingDirection::Both {
+        back_port = vec![u16::MAX; df.num_routers()];
+        for (r, &port) in next_port.iter().enumerate() {
+            let info = net.port(r, port as usize);
+            back_port[info.peer as usize] = info.peer_port;
+        }
+    }
     // Ring order from router 0.
     let mut r = 0usize;
-    for _ in 0..df.num_routers() {
+    let mut pos = vec![u32::MAX; df.num_routers()];
+    for i in 0..df.num_routers() {
         order.push(r as u32);
+        pos[r] = i as u32;
         let info = net.port(r, next_port[r] as usize);
         r = info.peer as usize;
     }
     Ok(Ring {
         kind,
         next_port,
+        back_port,
         order,
+        pos,
     })
 }
 
@@ -414,6 +462,45 @@ mod tests {
                 down.next_port[df.a - 1] as usize,
                 df.local_port(df.a - 1, df.a - 2)
             );
+        }
+    }
+
+    #[test]
+    fn a_bidirectional_ring_takes_the_shorter_way_and_never_turns() {
+        for (h, kind) in [(3, RingKind::A), (4, RingKind::A), (4, RingKind::B)] {
+            let df = balanced(h);
+            let net = df.network();
+            let up = ring(&df, kind, RingDirection::Ascending).unwrap();
+            let both = ring(&df, kind, RingDirection::Both).unwrap();
+            assert!(both.bidirectional() && !up.bidirectional());
+            assert_eq!(both.next_port, up.next_port);
+            let n = df.num_routers();
+            for from in 0..n {
+                // back_port leads to the predecessor over the same link.
+                let back = net.port(from, both.back_port[from] as usize);
+                let fwd = net.port(
+                    back.peer as usize,
+                    up.next_port[back.peer as usize] as usize,
+                );
+                assert_eq!(fwd.peer as usize, from, "h={h} {kind:?}: router {from}");
+                for to in (0..n).step_by(5).filter(|&t| t != from) {
+                    let (mut r, mut hops, mut dirs) = (from, 0, Vec::new());
+                    while r != to {
+                        let p = both.port_towards(r, to);
+                        dirs.push(p == both.next_port[r] as usize);
+                        r = net.port(r, p).peer as usize;
+                        hops += 1;
+                        assert!(hops <= n / 2, "h={h} {kind:?}: {from}->{to} too long");
+                    }
+                    let ahead = (both.pos[to] as usize + n - both.pos[from] as usize) % n;
+                    assert_eq!(
+                        hops,
+                        ahead.min(n - ahead),
+                        "{from}->{to}: not the shorter way"
+                    );
+                    assert!(dirs.iter().all(|&d| d == dirs[0]), "{from}->{to} turned");
+                }
+            }
         }
     }
 
