@@ -915,3 +915,49 @@ fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_ov
         adv.accepted_load
     );
 }
+
+/// FOGSim's router and OFAR readings (docs/reproductions/ofar.md, "What FOGSim's source says").
+const FOGSIM: [&str; 4] = [
+    "router.crossbar_input=vc",
+    "routing.misroute_trigger=granted",
+    "routing.occupancy=vc",
+    "routing.ofar_l_mml=true",
+];
+
+#[test]
+fn ecm_reading_downstream_escape_buffers_holds_fig5_where_ecm_on_inputs_collapses() {
+    // Seed 001 Fig. 5 with FOGSim's settings: tree, 2/1(+1), UN at full load, three
+    // injection VCs with equal priority. Plain OFAR collapses, and so does ECM watching the
+    // router's own escape inputs; ECM watching the escape buffers its outputs feed (what
+    // FOGSim reads) holds, as BCM does.
+    let at = |cm: &[&str]| {
+        let mut sets = FOGSIM.to_vec();
+        sets.extend_from_slice(&[
+            "routing.algorithm=ofar",
+            "routing.escape=tree",
+            "router.vcs_local=2",
+            "router.vcs_global=1",
+            "router.vcs_injection=3",
+            "router.injection_priority=equal",
+            "traffic.load=1.0",
+            "simulation.warmup_cycles=3000",
+            "simulation.measure_cycles=4000",
+        ]);
+        sets.extend_from_slice(cm);
+        must_run(&sets).accepted_load
+    };
+    let none = at(&[]);
+    let bcm = at(&["routing.congestion=bcm"]);
+    let ecm_in = at(&["routing.congestion=ecm"]);
+    let ecm_down = at(&["routing.congestion=ecm", "routing.ecm_buffers=downstream"]);
+    eprintln!("Fig. 5, FOGSim settings, h = 3: none {none:.3}, BCM {bcm:.3}, ECM inputs {ecm_in:.3}, ECM downstream {ecm_down:.3}");
+    assert!(
+        bcm > 0.5 && ecm_down > 0.5,
+        "BCM {bcm:.3}, ECM downstream {ecm_down:.3}"
+    );
+    assert!(none < 0.5 * bcm, "plain OFAR {none:.3} did not collapse");
+    assert!(
+        ecm_in < 0.5 * ecm_down,
+        "ECM on inputs {ecm_in:.3} did not collapse"
+    );
+}

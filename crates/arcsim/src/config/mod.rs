@@ -249,6 +249,17 @@ pub enum EcmRule {
     Any,
 }
 
+/// ECM: which escape buffers a router watches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EcmBuffers {
+    /// The escape buffers the router receives on (its own input buffers).
+    Input,
+    /// The escape buffers its outputs feed at the next routers, read from its credits (the
+    /// buffers an injected packet would enter); FOGSim, the simulator of seed 001, reads these.
+    Downstream,
+}
+
 /// OFAR: what a packet does when its minimal output has room but is still sending an
 /// earlier packet (seed 001, section 3.2: misrouting is allowed when the minimal output "is
 /// already assigned to another input or Q_min = 100%").
@@ -328,6 +339,10 @@ pub struct RoutingConfig {
     /// ECM: stop injection when all (seed 001) or any of the router's escape buffers are above
     /// `ecm_threshold`.
     pub ecm_rule: EcmRule,
+    /// ECM: the router's own escape input buffers or those its outputs feed downstream.
+    /// Written only when not the default `input`.
+    #[serde(skip_serializing_if = "is_input")]
+    pub ecm_buffers: EcmBuffers,
     /// OFAR, MM+L: after the non-minimal local hop of a global misroute (taken from a local
     /// queue in the source group), take a global port of the next router instead of
     /// re-evaluating there against that router's own (local) minimal output. Not the default.
@@ -366,6 +381,10 @@ pub struct RoutingConfig {
     pub misroute_trigger: MisrouteTrigger,
 }
 
+fn is_input(v: &EcmBuffers) -> bool {
+    *v == EcmBuffers::Input
+}
+
 fn is_unavailable(v: &MisrouteTrigger) -> bool {
     *v == MisrouteTrigger::Unavailable
 }
@@ -400,6 +419,7 @@ impl Default for RoutingConfig {
             bcm_bubble_global: None,
             ecm_threshold: 0.2,
             ecm_rule: EcmRule::All,
+            ecm_buffers: EcmBuffers::Input,
             mml_commit: false,
             mml_min_occupancy: 0.0,
             ofar_l_mml: false,
@@ -460,6 +480,12 @@ impl RoutingConfig {
         }
         if self.pb_period == 0 {
             return Err(field_err("routing.pb_period", "must be at least 1 cycle"));
+        }
+        if self.ecm_buffers == EcmBuffers::Downstream && self.congestion != CongestionKind::Ecm {
+            return Err(field_err(
+                "routing.ecm_buffers",
+                "\"downstream\" changes ECM, and routing.congestion is not \"ecm\": set congestion = \"ecm\" or drop ecm_buffers",
+            ));
         }
         if self.ecm_rule == EcmRule::Any && self.congestion != CongestionKind::Ecm {
             return Err(field_err(

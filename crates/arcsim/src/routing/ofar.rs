@@ -46,7 +46,7 @@
 use super::min::{ejection, minimal_hop};
 use super::{Candidate, Candidates, HopKind, RouteCtx, Routing};
 use crate::config::{
-    BusyMinimal, CongestionKind, EcmRule, EscapeKind, MisrouteTrigger, QueueOccupancy,
+    BusyMinimal, CongestionKind, EcmBuffers, EcmRule, EscapeKind, MisrouteTrigger, QueueOccupancy,
     RoutingConfig,
 };
 use crate::engine::packet::Packet;
@@ -86,8 +86,10 @@ pub struct OfarRouting {
     escape_vc: Vec<Vec<u8>>,
     /// Extra VCs per `r * radix + port`.
     extra: Vec<u8>,
-    /// Per router: (input port, VC) of the escape buffers it receives on (ECM).
-    escape_inputs: Vec<Vec<(u16, u8)>>,
+    /// Per router: (port, VC) of the escape buffers ECM watches: those it receives on, or
+    /// with `ecm_buffers = "downstream"` those its outputs feed (read from its credits).
+    ecm_watch: Vec<Vec<(u16, u8)>>,
+    ecm_downstream: bool,
     congestion: CongestionKind,
     bcm_bubble: u32,
     bcm_bubble_global: u32,
@@ -166,7 +168,8 @@ impl OfarRouting {
         let n_ports = df.num_routers() * radix;
         let mut extra = vec![0u8; n_ports];
         let mut escape_vc = Vec::new();
-        let mut escape_inputs = vec![Vec::new(); df.num_routers()];
+        let ecm_downstream = cfg.ecm_buffers == EcmBuffers::Downstream;
+        let mut ecm_watch = vec![Vec::new(); df.num_routers()];
         for chans in &channels {
             let mut vc = vec![u8::MAX; n_ports];
             for &(r, port) in chans {
@@ -187,9 +190,15 @@ impl OfarRouting {
                 vc[b] = idx;
                 extra[a] += 1;
                 extra[b] += 1;
-                escape_inputs[s].push((sp as u16, idx));
+                // The channel r -> s feeds s's input sp; travelled both ways, s -> r feeds r's.
+                let (fwd, back) = if ecm_downstream {
+                    ((r, port), (s, sp))
+                } else {
+                    ((s, sp), (r, port))
+                };
+                ecm_watch[fwd.0].push((fwd.1 as u16, idx));
                 if both_ways {
-                    escape_inputs[r].push((port as u16, idx));
+                    ecm_watch[back.0].push((back.1 as u16, idx));
                 }
             }
             escape_vc.push(vc);
@@ -203,7 +212,8 @@ impl OfarRouting {
             escape,
             escape_vc,
             extra,
-            escape_inputs,
+            ecm_watch,
+            ecm_downstream,
             congestion: cfg.congestion,
             bcm_bubble: cfg.bcm_bubble,
             bcm_bubble_global: cfg.bcm_bubble_global.unwrap_or(cfg.bcm_bubble),
@@ -282,12 +292,19 @@ impl OfarRouting {
         }
     }
 
-    /// ECM: injection is stopped while every escape buffer of the router (or, with
+    /// ECM: injection is stopped while every escape buffer the router watches (or, with
     /// `ecm_rule = "any"`, at least one) is above threshold.
     fn ecm_blocks(&self, ctx: &RouteCtx) -> bool {
-        let bufs = &self.escape_inputs[ctx.router];
-        let above =
-            |&(p, v): &(u16, u8)| ctx.input_fill(p as usize, v as usize) > self.ecm_threshold;
+        let bufs = &self.ecm_watch[ctx.router];
+        let above = |&(p, v): &(u16, u8)| {
+            let (p, v) = (p as usize, v as usize);
+            let fill = if self.ecm_downstream {
+                ctx.occupancy_fraction(p, v, v)
+            } else {
+                ctx.input_fill(p, v)
+            };
+            fill > self.ecm_threshold
+        };
         if self.ecm_any {
             bufs.iter().any(above)
         } else {
