@@ -17,8 +17,9 @@ fn config(sets: &[&str]) -> Config {
 /// h = 3 balanced dragonfly: 19 groups, 114 routers, 342 nodes.
 const H3: [&str; 3] = ["topology.p=3", "topology.a=6", "topology.h=3"];
 
-/// The readings of seed 001 that experiments/ofar/base.toml sets (transit-first injection,
-/// waiting for a busy minimal output, committed MM+L hop, port occupancy).
+/// The readings of seed 001 that experiments/ofar/base.toml set until 2026-11-23 (transit-first
+/// injection, waiting for a busy minimal output, committed MM+L hop, port occupancy); since
+/// then it uses FOGSim's settings (`FOGSIM` below, plus transit-first and the committed hop).
 const EXPERIMENT: [&str; 4] = [
     "router.injection_priority=transit-first",
     "routing.busy_minimal=wait",
