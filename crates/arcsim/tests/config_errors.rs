@@ -596,6 +596,11 @@ fn range_errors_say_what_was_given() {
         &["congestion = \"ecm\""],
     );
     expect_field(
+        check_sets(&["routing.algorithm=ofar", "routing.bcm_escape=true"]),
+        "routing.bcm_escape",
+        &["congestion = \"bcm\""],
+    );
+    expect_field(
         check_sets(&["routing.algorithm=ofar", "routing.ecm_buffers=downstream"]),
         "routing.ecm_buffers",
         &["congestion = \"ecm\""],

@@ -871,7 +871,7 @@ fn bcm_without_a_bubble_only_keeps_injected_packets_out_of_the_escape_network() 
 
 #[test]
 fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_over_h() {
-    // routing.misroute_trigger = "granted" (FOGSim's rule): only a minimal output granted to
+    // routing.misroute_trigger = "granted": only a minimal output granted to
     // another input earlier in the same allocation starts a misroute; one that is merely
     // busy or full does not (a full one sends the packet to the escape network).
     let un = |trigger: &str| {
@@ -918,19 +918,21 @@ fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_ov
 }
 
 /// FOGSim's router and OFAR readings (docs/reproductions/ofar.md, "What FOGSim's source says").
+/// Its misrouting trigger (minimal output granted, full or busy) is the library default.
 const FOGSIM: [&str; 4] = [
     "router.crossbar_input=vc",
-    "routing.misroute_trigger=granted",
     "routing.occupancy=vc",
     "routing.ofar_l_mml=true",
+    "routing.mml_commit=true",
 ];
 
 #[test]
 fn ecm_reading_downstream_escape_buffers_holds_fig5_where_ecm_on_inputs_collapses() {
     // Seed 001 Fig. 5 with FOGSim's settings: tree, 2/1(+1), UN at full load, three
-    // injection VCs with equal priority. Plain OFAR collapses, and so does ECM watching the
-    // router's own escape inputs; ECM watching the escape buffers its outputs feed (what
-    // FOGSim reads) holds, as BCM does.
+    // injection VCs with equal priority. Plain OFAR collapses, and ECM watching the router's
+    // own escape inputs loses much of the load; ECM watching the escape buffers its outputs
+    // feed (what FOGSim reads) holds, as BCM does. (On the h = 6 network ECM collapses
+    // either way: docs/reproductions/ofar.md.)
     let at = |cm: &[&str]| {
         let mut sets = FOGSIM.to_vec();
         sets.extend_from_slice(&[
@@ -953,12 +955,51 @@ fn ecm_reading_downstream_escape_buffers_holds_fig5_where_ecm_on_inputs_collapse
     let ecm_down = at(&["routing.congestion=ecm", "routing.ecm_buffers=downstream"]);
     eprintln!("Fig. 5, FOGSim settings, h = 3: none {none:.3}, BCM {bcm:.3}, ECM inputs {ecm_in:.3}, ECM downstream {ecm_down:.3}");
     assert!(
-        bcm > 0.5 && ecm_down > 0.5,
+        bcm > 0.4 && ecm_down > 0.4,
         "BCM {bcm:.3}, ECM downstream {ecm_down:.3}"
     );
     assert!(none < 0.5 * bcm, "plain OFAR {none:.3} did not collapse");
     assert!(
-        ecm_in < 0.5 * ecm_down,
-        "ECM on inputs {ecm_in:.3} did not collapse"
+        ecm_in < 0.75 * ecm_down,
+        "ECM on inputs {ecm_in:.3} held as well"
     );
+}
+
+#[test]
+fn bcm_escape_lets_injected_packets_enter_the_escape_network() {
+    // routing.bcm_escape (FOGSim): under BCM a packet in an injection queue whose canonical
+    // outputs are full may enter the escape network if the escape VC keeps BCM's bubble.
+    // UN at full load, 2/1(+1), equal injection priority: with either escape network more
+    // packets enter it than when BCM keeps injected packets out, and nothing deadlocks.
+    for escape in ["ring", "tree"] {
+        let at = |bcm_escape: bool| {
+            let e = format!("routing.escape={escape}");
+            let b = format!("routing.bcm_escape={bcm_escape}");
+            must_run(&[
+                "routing.algorithm=ofar",
+                "routing.congestion=bcm",
+                &e,
+                &b,
+                "router.vcs_local=2",
+                "router.vcs_global=1",
+                "router.injection_priority=equal",
+                "traffic.load=1.0",
+                "simulation.warmup_cycles=2000",
+                "simulation.measure_cycles=4000",
+                "simulation.watchdog_cycles=1500",
+            ])
+        };
+        let (out, enter) = (at(false), at(true));
+        eprintln!(
+            "{escape}, BCM, 2/1(+1), UN 1.0: entered the escape network {:.3} (kept out) vs {:.3} (bcm_escape)",
+            out.escape.entered_fraction, enter.escape.entered_fraction
+        );
+        assert!(enter.packets.delivered > 0);
+        assert!(
+            enter.escape.entered_fraction > 1.5 * out.escape.entered_fraction + 0.01,
+            "{escape}: {:.3} vs {:.3}",
+            enter.escape.entered_fraction,
+            out.escape.entered_fraction
+        );
+    }
 }

@@ -282,7 +282,9 @@ pub enum MisrouteTrigger {
     Unavailable,
     /// Only a minimal output granted to another input earlier in this cycle's allocation.
     /// A full minimal output sends the packet to the escape network instead of misrouting
-    /// it. FOGSim, the simulator of seed 001, behaves this way.
+    /// it. Not FOGSim's rule: FOGSim (the simulator of seed 001) misroutes around a minimal
+    /// output that is granted, out of credits or busy, i.e. `Unavailable` with
+    /// `busy_minimal = "misroute"`.
     Granted,
 }
 
@@ -375,10 +377,20 @@ pub struct RoutingConfig {
     /// freedom. BCM always keeps them out. Written only when false, like `escape_patience`.
     #[serde(skip_serializing_if = "is_true")]
     pub escape_from_injection: bool,
+    /// BCM: a packet in an injection queue whose canonical outputs are full may enter the
+    /// escape network, if the escape VC keeps BCM's bubble (FOGSim, the simulator of seed
+    /// 001). false (default): BCM keeps injected packets out of the escape network. Written
+    /// only when true.
+    #[serde(skip_serializing_if = "is_false")]
+    pub bcm_escape: bool,
     /// OFAR: which unavailable minimal outputs start a search for a non-minimal one.
     /// Written only when not the default `unavailable`.
     #[serde(skip_serializing_if = "is_unavailable")]
     pub misroute_trigger: MisrouteTrigger,
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 fn is_input(v: &EcmBuffers) -> bool {
@@ -428,6 +440,7 @@ impl Default for RoutingConfig {
             occupancy: QueueOccupancy::Vc,
             escape_patience: 0,
             escape_from_injection: true,
+            bcm_escape: false,
             misroute_trigger: MisrouteTrigger::Unavailable,
         }
     }
@@ -480,6 +493,12 @@ impl RoutingConfig {
         }
         if self.pb_period == 0 {
             return Err(field_err("routing.pb_period", "must be at least 1 cycle"));
+        }
+        if self.bcm_escape && self.congestion != CongestionKind::Bcm {
+            return Err(field_err(
+                "routing.bcm_escape",
+                "changes BCM, and routing.congestion is not \"bcm\": set congestion = \"bcm\" or drop bcm_escape",
+            ));
         }
         if self.ecm_buffers == EcmBuffers::Downstream && self.congestion != CongestionKind::Ecm {
             return Err(field_err(

@@ -113,6 +113,8 @@ pub struct OfarRouting {
     escape_patience: u32,
     /// Packets in injection queues may enter the escape network (`routing.escape_from_injection`).
     escape_from_injection: bool,
+    /// Under BCM, packets in injection queues may enter it with BCM's bubble (`routing.bcm_escape`).
+    bcm_escape: bool,
     /// Only a minimal output granted to another input this cycle starts a misroute
     /// (`routing.misroute_trigger = "granted"`).
     misroute_only_when_granted: bool,
@@ -227,6 +229,7 @@ impl OfarRouting {
             mml_local_hop: local_misrouting || cfg.ofar_l_mml,
             escape_patience: cfg.escape_patience,
             escape_from_injection: cfg.escape_from_injection,
+            bcm_escape: cfg.bcm_escape,
             misroute_only_when_granted: cfg.misroute_trigger == MisrouteTrigger::Granted,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
         })
@@ -313,7 +316,9 @@ impl OfarRouting {
     }
 
     /// The escape candidate of `pkt` at this router, if any.
-    fn escape_candidate(&self, ctx: &RouteCtx, pkt: &Packet) -> Option<Candidate> {
+    /// `bubble`: room (phits) the escape VC must keep beyond the packet when entering it
+    /// (BCM's bubble for an injection under `bcm_escape`, else 0).
+    fn escape_candidate(&self, ctx: &RouteCtx, pkt: &Packet, bubble: u16) -> Option<Candidate> {
         let r = ctx.router;
         let radix = self.df.radix();
         let (sub, port, reserve) = match &self.escape {
@@ -325,11 +330,15 @@ impl OfarRouting {
                 let reserve = if pkt.route.flags & IN_ESCAPE != 0 {
                     0
                 } else {
-                    pkt.len
+                    pkt.len.max(bubble)
                 };
                 (k, port, reserve)
             }
-            Escape::Tree(tree) => (0, tree.next_port(&self.df, r, pkt.dst_router as usize)?, 0),
+            Escape::Tree(tree) => (
+                0,
+                tree.next_port(&self.df, r, pkt.dst_router as usize)?,
+                bubble,
+            ),
         };
         let vc = self.escape_vc[sub][r * radix + port];
         debug_assert_ne!(vc, u8::MAX);
@@ -383,7 +392,7 @@ impl Routing for OfarRouting {
         }
         let bcm = injecting && self.congestion == CongestionKind::Bcm;
         // A packet in an injection queue that may not take the escape network waits instead.
-        let stay_out = bcm || (injecting && !self.escape_from_injection);
+        let stay_out = (bcm && !self.bcm_escape) || (injecting && !self.escape_from_injection);
         // BCM's bubble, in phits, for an injection into a port of either class.
         let reserve_for = |global: bool| -> u16 {
             match (bcm, global) {
@@ -502,7 +511,14 @@ impl Routing for OfarRouting {
             // Lost the minimal output to another input this cycle: try it again next cycle.
             out.push(min_cand);
         } else if let Some(c) = may_escape()
-            .then(|| self.escape_candidate(ctx, pkt))
+            .then(|| {
+                let bubble = if bcm {
+                    (self.bcm_bubble * len) as u16
+                } else {
+                    0
+                };
+                self.escape_candidate(ctx, pkt, bubble)
+            })
             .flatten()
         {
             // Every canonical path is full: the escape subnetwork avoids deadlock. Under BCM
