@@ -511,14 +511,7 @@ impl Routing for OfarRouting {
             // Lost the minimal output to another input this cycle: try it again next cycle.
             out.push(min_cand);
         } else if let Some(c) = may_escape()
-            .then(|| {
-                let bubble = if bcm {
-                    (self.bcm_bubble * len) as u16
-                } else {
-                    0
-                };
-                self.escape_candidate(ctx, pkt, bubble)
-            })
+            .then(|| self.escape_candidate(ctx, pkt, reserve_for(false)))
             .flatten()
         {
             // Every canonical path is full: the escape subnetwork avoids deadlock. Under BCM

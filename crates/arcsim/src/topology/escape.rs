@@ -186,23 +186,20 @@ pub fn ring(df: &Dragonfly, kind: RingKind, direction: RingDirection) -> Result<
         next_port[j * a + r_out] = port as u16;
     }
     let net = super::Topology::network(df);
-    if direction == RingDirection::Descending {
-        // Each router's successor now leads back to it, over the far end of the same link.
-        let mut back = vec![u16::MAX; df.num_routers()];
+    // Each router's port to its predecessor: the far end of the link that leads to it.
+    let predecessors = |next_port: &[u16]| {
+        let mut back = vec![u16::MAX; next_port.len()];
         for (r, &port) in next_port.iter().enumerate() {
             let info = net.port(r, port as usize);
             back[info.peer as usize] = info.peer_port;
         }
-        next_port = back;
-    }
-    // Each router's predecessor, over the far end of the link that leads to it.
+        back
+    };
     let mut back_port = Vec::new();
-    if direction == RingDirection::Both {
-        back_port = vec![u16::MAX; df.num_routers()];
-        for (r, &port) in next_port.iter().enumerate() {
-            let info = net.port(r, port as usize);
-            back_port[info.peer as usize] = info.peer_port;
-        }
+    match direction {
+        RingDirection::Ascending => {}
+        RingDirection::Descending => next_port = predecessors(&next_port),
+        RingDirection::Both => back_port = predecessors(&next_port),
     }
     // Ring order from router 0.
     let mut r = 0usize;
