@@ -282,9 +282,8 @@ pub enum MisrouteTrigger {
     Unavailable,
     /// Only a minimal output granted to another input earlier in this cycle's allocation.
     /// A full minimal output sends the packet to the escape network instead of misrouting
-    /// it. Not FOGSim's rule: FOGSim (the simulator of seed 001) misroutes around a minimal
-    /// output that is granted, out of credits or busy, i.e. `Unavailable` with
-    /// `busy_minimal = "misroute"`.
+    /// it. With `busy_minimal = "wait"` this is the 2014 code of FOGSim (the simulator of
+    /// seed 001); its 2015 rewrite and the paper's text misroute around full outputs too.
     Granted,
 }
 
