@@ -918,7 +918,9 @@ fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_ov
 }
 
 /// FOGSim's router and OFAR readings (docs/reproductions/ofar.md, "What FOGSim's source says").
-/// Its misrouting trigger (minimal output granted, full or busy) is the library default.
+/// Its 2015 misrouting trigger (minimal output granted, full or busy; `CGA` with `ThMin = 0`)
+/// is the library default; its 2014 code's is `misroute_trigger = "granted"` with
+/// `busy_minimal = "wait"`.
 const FOGSIM: [&str; 4] = [
     "router.crossbar_input=vc",
     "routing.occupancy=vc",
