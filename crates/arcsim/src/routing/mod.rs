@@ -146,10 +146,15 @@ impl RouteCtx<'_> {
     pub fn vc_count(&self, port: usize) -> usize {
         self.ports[port].vc_count as usize
     }
+    /// Whether output `port` was granted to another input earlier in this allocation.
+    #[inline]
+    pub fn granted(&self, port: usize) -> bool {
+        self.taken & (1u64 << port) != 0
+    }
     /// Whether the output link is idle this cycle and not granted to another input.
     #[inline]
     pub fn output_idle(&self, port: usize) -> bool {
-        self.ports[port].out_busy as u64 <= self.now && self.taken & (1u64 << port) == 0
+        self.ports[port].out_busy as u64 <= self.now && !self.granted(port)
     }
     /// Whether output `port` can take a packet of `need` phits now on some VC in `lo..=hi`.
     #[inline]

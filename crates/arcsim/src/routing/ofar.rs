@@ -445,7 +445,7 @@ impl Routing for OfarRouting {
             // busy output whose queue is already long counts as unavailable, so that the
             // link is not driven faster than its far end drains (docs/reproductions/ofar.md,
             // item 9: the drift under light ADVG+2).
-            ctx.taken & (1u64 << min_port) == 0
+            !ctx.granted(min_port)
                 && (self.busy_wait_max >= 1.0
                     || ctx.output_idle(min_port)
                     || self.occupancy(ctx, min_port, lo, hi) <= self.busy_wait_max)
@@ -469,7 +469,7 @@ impl Routing for OfarRouting {
         // With `misroute_trigger = "granted"`, a minimal output that is full (or busy) but
         // not granted to another input this cycle starts no misroute: the packet waits, or
         // takes the escape network if the output is full.
-        let no_trigger = self.misroute_only_when_granted && ctx.taken & (1u64 << min_port) == 0;
+        let no_trigger = self.misroute_only_when_granted && !ctx.granted(min_port);
         let (ports, tag): (std::ops::Range<usize>, u8) = if flags & PENDING_GLOBAL != 0 {
             (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
         } else if no_trigger {
