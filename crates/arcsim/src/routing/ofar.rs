@@ -316,11 +316,18 @@ impl OfarRouting {
     }
 
     /// The escape candidate of `pkt` at this router, if any.
-    /// `bubble`: room (phits) the escape VC must keep beyond the packet when entering it
-    /// (BCM's bubble for an injection under `bcm_escape`, else 0).
-    fn escape_candidate(&self, ctx: &RouteCtx, pkt: &Packet, bubble: u16) -> Option<Candidate> {
+    /// `bubble(global)`: room (phits) the escape VC must keep beyond the packet when entering
+    /// it through a global (or local) port: BCM's bubble for an injection under
+    /// `bcm_escape`, else 0.
+    fn escape_candidate(
+        &self,
+        ctx: &RouteCtx,
+        pkt: &Packet,
+        bubble: impl Fn(bool) -> u16,
+    ) -> Option<Candidate> {
         let r = ctx.router;
         let radix = self.df.radix();
+        let global = |port: usize| port >= self.df.first_global_port();
         let (sub, port, reserve) = match &self.escape {
             Escape::None => return None,
             Escape::Rings(rings) => {
@@ -330,15 +337,14 @@ impl OfarRouting {
                 let reserve = if pkt.route.flags & IN_ESCAPE != 0 {
                     0
                 } else {
-                    pkt.len.max(bubble)
+                    pkt.len.max(bubble(global(port)))
                 };
                 (k, port, reserve)
             }
-            Escape::Tree(tree) => (
-                0,
-                tree.next_port(&self.df, r, pkt.dst_router as usize)?,
-                bubble,
-            ),
+            Escape::Tree(tree) => {
+                let port = tree.next_port(&self.df, r, pkt.dst_router as usize)?;
+                (0, port, bubble(global(port)))
+            }
         };
         let vc = self.escape_vc[sub][r * radix + port];
         debug_assert_ne!(vc, u8::MAX);
@@ -511,7 +517,7 @@ impl Routing for OfarRouting {
             // Lost the minimal output to another input this cycle: try it again next cycle.
             out.push(min_cand);
         } else if let Some(c) = may_escape()
-            .then(|| self.escape_candidate(ctx, pkt, reserve_for(false)))
+            .then(|| self.escape_candidate(ctx, pkt, reserve_for))
             .flatten()
         {
             // Every canonical path is full: the escape subnetwork avoids deadlock. Under BCM
