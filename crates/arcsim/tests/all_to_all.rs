@@ -67,10 +67,12 @@ fn all_to_all_destination_sequence_is_staggered_and_draws_no_random_numbers() {
 /// A full all-to-all burst (N - 1 = 71 packets per node) completes under minimal, oblivious,
 /// source-adaptive and in-transit adaptive routing; every packet is delivered, nothing is
 /// left in the network, and every router receives exactly p * (N - 1) packets (one from each
-/// node to each of its p nodes).
+/// node to each of its p nodes). The last case queues packets in the injection VC of their
+/// destination's range, with room for two packets per VC, so that packets often wait for
+/// their VC: the burst must still send each destination exactly once.
 #[test]
 fn all_to_all_burst_completes_and_conserves_packets() {
-    let cases: [&[&str]; 5] = [
+    let cases: [&[&str]; 6] = [
         &["routing.algorithm=min"],
         &["routing.algorithm=val"],
         &["routing.algorithm=pb"],
@@ -87,6 +89,12 @@ fn all_to_all_burst_completes_and_conserves_packets() {
             "routing.congestion=ecm",
             "router.vcs_local=2",
             "router.vcs_global=1",
+        ],
+        &[
+            "routing.algorithm=min",
+            "router.vcs_injection=3",
+            "router.buffer_injection=16",
+            "router.injection_vc=destination",
         ],
     ];
     let per_node = (N - 1) as u64;

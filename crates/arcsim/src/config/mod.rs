@@ -133,6 +133,23 @@ pub struct RouterConfig {
     /// keep their identity.
     #[serde(skip_serializing_if = "is_port")]
     pub crossbar_input: CrossbarInput,
+    /// Which injection VC a new packet is queued in. Written only when not the default
+    /// `emptiest`, for the same reason as `crossbar_input`.
+    #[serde(skip_serializing_if = "is_emptiest")]
+    pub injection_vc: InjectionVc,
+}
+
+/// Which of a node's injection VCs a generated packet enters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum InjectionVc {
+    /// The VC with the most free room; a packet is refused only when every VC is full.
+    Emptiest,
+    /// The VC fixed by the destination: the nodes are split into `vcs_injection` equal
+    /// ranges and range k uses VC k, as FOGSim (the simulator of seed 001) does. A packet
+    /// whose VC is full is refused (Bernoulli) or waits at the node until it has room
+    /// (bursts), so the order of a burst's destinations is kept.
+    Destination,
 }
 
 /// What a crossbar input is: a whole input port, or each VC of it.
@@ -172,6 +189,7 @@ impl Default for RouterConfig {
             vc_selection: VcSelection::ShortestQueue,
             injection_priority: InjectionPriority::Equal,
             crossbar_input: CrossbarInput::Port,
+            injection_vc: InjectionVc::Emptiest,
         }
     }
 }
@@ -402,6 +420,10 @@ fn is_unavailable(v: &MisrouteTrigger) -> bool {
 
 fn is_port(v: &CrossbarInput) -> bool {
     *v == CrossbarInput::Port
+}
+
+fn is_emptiest(v: &InjectionVc) -> bool {
+    *v == InjectionVc::Emptiest
 }
 
 fn is_zero(v: &u32) -> bool {

@@ -33,6 +33,9 @@ use crate::stats::summary::{
 use crate::stats::{Collector, Dist, Fairness, RunResult};
 use crate::topology::{Dragonfly, Network, PortClass, Topology};
 use crate::traffic::calendar::Calendar;
+
+/// No burst packet waiting for its injection VC (`Simulation::pending_dst`).
+const NO_DST: u32 = u32::MAX;
 use crate::traffic::{Injection, Pattern, Workload};
 use events::{Event, Packed, TimeWheel};
 use packet::{Packet, PacketPool, NO_TIME};
@@ -255,6 +258,11 @@ pub struct Simulation<R: Routing> {
     change: Option<(u64, Pattern, Injection)>,
     burst_left: Vec<u64>,
     burst_total: u64,
+    /// router.injection_vc = "destination": a packet's injection VC follows from its
+    /// destination, and a burst packet whose VC is full waits here (per node, `NO_DST` if
+    /// none) so that the pattern's order of destinations is kept.
+    inj_by_dst: bool,
+    pending_dst: Vec<u32>,
     last_tail: u64,
     pub(crate) collector: Collector,
     generated: u64,
@@ -446,6 +454,12 @@ impl<R: Routing> Simulation<R> {
             injection: wl.injection,
             change: wl.change,
             burst_left: vec![0; nodes],
+            inj_by_dst: rc.injection_vc == crate::config::InjectionVc::Destination,
+            pending_dst: if rc.injection_vc == crate::config::InjectionVc::Destination {
+                vec![NO_DST; nodes]
+            } else {
+                Vec::new()
+            },
             burst_total: 0,
             last_tail: 0,
             collector: Collector::new(ws, we, routers, sim.series_window),
@@ -501,22 +515,45 @@ impl<R: Routing> Simulation<R> {
     fn try_generate(&mut self, n: usize) -> bool {
         let (r, pt) = self.net.attach[n];
         let p = self.ports[self.gport(r, pt as usize)];
-        // The injection VC with the most free slots.
-        let mut best = None;
-        let mut best_free = 0;
-        for v in p.vc_base..p.vc_base + p.vc_count as u32 {
-            let f = &self.vcs[v as usize].fifo;
-            let free = f.cap - f.len;
-            if free > best_free {
-                best_free = free;
-                best = Some(v);
+        let (vc, dst) = if self.inj_by_dst {
+            let dst = match self.pending_dst[n] {
+                NO_DST => self.pattern.destination(n, &mut self.rng),
+                d => d as usize,
+            };
+            let nodes = self.net.num_terminals();
+            let vc = p.vc_base + (dst * p.vc_count as usize / nodes) as u32;
+            let f = &self.vcs[vc as usize].fifo;
+            if f.len == f.cap {
+                self.refused += 1;
+                // A Bernoulli packet is dropped (FOGSim does not generate one); a burst's
+                // waits for its VC.
+                self.pending_dst[n] = if self.burst_total > 0 {
+                    dst as u32
+                } else {
+                    NO_DST
+                };
+                return false;
             }
-        }
-        let Some(vc) = best else {
-            self.refused += 1;
-            return false;
+            self.pending_dst[n] = NO_DST;
+            (vc, dst)
+        } else {
+            // The injection VC with the most free slots.
+            let mut best = None;
+            let mut best_free = 0;
+            for v in p.vc_base..p.vc_base + p.vc_count as u32 {
+                let f = &self.vcs[v as usize].fifo;
+                let free = f.cap - f.len;
+                if free > best_free {
+                    best_free = free;
+                    best = Some(v);
+                }
+            }
+            let Some(vc) = best else {
+                self.refused += 1;
+                return false;
+            };
+            (vc, self.pattern.destination(n, &mut self.rng))
         };
-        let dst = self.pattern.destination(n, &mut self.rng);
         let (dst_router, dst_port) = self.net.attach[dst];
         // Times fit in u32 (simulation.max_cycles and the windows are validated).
         let id = self.pool.alloc(Packet::new(
@@ -828,6 +865,11 @@ impl<R: Routing> Simulation<R> {
             // Only bursts refill the injection queue here (Bernoulli runs skip the lookup).
             if self.burst_total > 0 && self.burst_left[node] > 0 && self.try_generate(node) {
                 self.burst_left[node] -= 1;
+                // With VCs by destination the slot freed may not be the one the next
+                // packet needs, so the refill goes on until a packet finds its VC full.
+                while self.inj_by_dst && self.burst_left[node] > 0 && self.try_generate(node) {
+                    self.burst_left[node] -= 1;
+                }
             }
         } else {
             // Credits for this buffer start flowing back to the upstream output.
@@ -1203,5 +1245,139 @@ mod tests {
         // still wins at most one output per cycle).
         assert_eq!(injection_times(CrossbarInput::Port), (0, 8));
         assert_eq!(injection_times(CrossbarInput::Vc), (0, 1));
+    }
+
+    /// With `router.injection_vc = "destination"` every packet queued at a node sits in the
+    /// injection VC of its destination's range (nodes split into `vcs_injection` equal
+    /// ranges), and a node whose next packet's VC is full holds that packet back instead of
+    /// putting it in another VC.
+    #[test]
+    fn injection_vc_by_destination_follows_the_destination_range() {
+        let mut cfg = Config::embedded_default();
+        cfg.topology.p = 2;
+        cfg.topology.a = 4;
+        cfg.topology.h = 2;
+        cfg.router.vcs_injection = 3;
+        cfg.router.buffer_injection = 16; // two packets per VC
+        cfg.router.injection_vc = crate::config::InjectionVc::Destination;
+        cfg.traffic.burst_packets = 10;
+        cfg.validate().unwrap();
+        let df = Dragonfly::new(&cfg.topology);
+        let vcs = VcMap::new(false, 2, 1, routing::vc_needs(cfg.routing.algorithm));
+        let mut sim = Simulation::new(
+            &cfg,
+            &df,
+            routing::MinRouting {
+                df: df.clone(),
+                vcs,
+            },
+        );
+        sim.start();
+        let nodes = sim.net.num_terminals();
+        let node_of = |router: u32, port: u8| {
+            (0..nodes)
+                .find(|&n| sim.net.attach[n] == (router, port as _))
+                .unwrap()
+        };
+        let (mut queued, mut waiting) = (0, 0);
+        for n in 0..nodes {
+            let (r, pt) = sim.net.attach[n];
+            let port = sim.ports[sim.gport(r, pt as usize)];
+            for k in 0..port.vc_count as usize {
+                let fifo = &sim.vcs[port.vc_base as usize + k].fifo;
+                for i in 0..fifo.len as usize {
+                    let p = sim.pool.get(sim.slots.nth(fifo, i));
+                    let dst = node_of(p.dst_router, p.dst_port);
+                    assert_eq!(dst * 3 / nodes, k, "node {n}: packet for {dst} in VC {k}");
+                    queued += 1;
+                }
+            }
+            // Six slots but ten packets: each node fills until a packet finds its VC full.
+            if sim.pending_dst[n] != NO_DST {
+                let d = sim.pending_dst[n] as usize;
+                let fifo = &sim.vcs[port.vc_base as usize + d * 3 / nodes].fifo;
+                assert_eq!(
+                    fifo.len, fifo.cap,
+                    "node {n} holds a packet whose VC has room"
+                );
+                waiting += 1;
+            }
+        }
+        assert_eq!(waiting, nodes, "every node should hold a packet back");
+        assert!(
+            queued >= 2 * nodes && queued < 6 * nodes,
+            "{queued} packets queued"
+        );
+    }
+
+    /// Under BCM with `bcm_escape`, an injected packet whose canonical outputs are all full
+    /// may enter the escape ring only keeping BCM's bubble of the ring port's class: the
+    /// global bubble when the ring leaves its router through a global link.
+    #[test]
+    fn bcm_escape_keeps_the_bubble_of_the_escape_ports_class() {
+        use crate::routing::{HopKind, RouteCtx};
+        let mut cfg = Config::embedded_default();
+        cfg.topology.p = 2;
+        cfg.topology.a = 4;
+        cfg.topology.h = 2;
+        cfg.router.vcs_local = 2;
+        cfg.router.vcs_global = 1;
+        cfg.routing.algorithm = RoutingAlgorithm::Ofar;
+        cfg.routing.congestion = crate::config::CongestionKind::Bcm;
+        cfg.routing.bcm_escape = true;
+        cfg.routing.bcm_bubble = 1;
+        cfg.routing.bcm_bubble_global = Some(20);
+        cfg.validate().unwrap();
+        let df = Dragonfly::new(&cfg.topology);
+        let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
+        let mut sim = Simulation::new(&cfg, &df, r);
+        let nodes = sim.net.num_terminals();
+        let gp0 = df.first_global_port();
+        let mut seen = [false; 2];
+        for n in (0..nodes).step_by(2) {
+            let (r, pt) = sim.net.attach[n];
+            let base = sim.net.port_base[r as usize] as usize;
+            let radix = sim.net.port_base[r as usize + 1] as usize - base;
+            // Fill every canonical VC of every network output: only the escape ring is left.
+            for port in &sim.ports[base..base + radix] {
+                let canonical = match port.class {
+                    PortClass::Terminal | PortClass::Unused => 0,
+                    PortClass::Local => 2,
+                    PortClass::Global => 1,
+                };
+                for v in 0..canonical {
+                    let c = &mut sim.vcs[port.vc_base as usize + v].credit;
+                    let free = c.credits(0);
+                    c.consume(free);
+                }
+            }
+            // To a node in the farthest group.
+            let dst = (n + nodes / 2) % nodes;
+            let (dst_router, dst_port) = sim.net.attach[dst];
+            let mut pkt = Packet::new(n as u32, dst_router, dst_port as u8, 0, sim.pkt_len);
+            let mut cands = Candidates::default();
+            let mut ctx = RouteCtx {
+                now: 0,
+                router: r as usize,
+                in_port: pt as usize,
+                in_class: PortClass::Terminal,
+                in_vc: 0,
+                taken: 0,
+                head_wait: 0,
+                ports: &sim.ports[base..base + radix],
+                vcs: &sim.vcs,
+                rng: &mut sim.rng,
+            };
+            sim.routing.route(&mut ctx, &mut pkt, &mut cands);
+            let c = cands.as_slice();
+            assert_eq!(c.len(), 1, "node {n}: {c:?}");
+            assert_eq!(c[0].kind, HopKind::Escape, "node {n}: {c:?}");
+            let global = c[0].port as usize >= gp0;
+            // Beyond the packet: BCM's bubble (20 or 1 packets; 1 is also the ring's own).
+            let want = if global { 20 * 8 } else { 8 };
+            assert_eq!(c[0].reserve, want, "node {n}, escape port {}", c[0].port);
+            seen[global as usize] = true;
+        }
+        assert_eq!(seen, [true, true], "ring ports of one class only");
     }
 }
