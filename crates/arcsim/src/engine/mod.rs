@@ -1195,27 +1195,37 @@ mod tests {
     use super::*;
     use crate::config::CrossbarInput;
 
-    /// Cycles at which two packets queued at cycle 0 in the two injection VCs of node 0 leave
-    /// it, with MIN routing to two different routers of its group.
-    fn injection_times(crossbar_input: CrossbarInput) -> (u32, u32) {
+    /// The embedded default on a 72-node dragonfly (p = 2, a = 4, h = 2).
+    fn small_config() -> Config {
         let mut cfg = Config::embedded_default();
         cfg.topology.p = 2;
         cfg.topology.a = 4;
         cfg.topology.h = 2;
-        cfg.router.vcs_injection = 2;
-        cfg.router.crossbar_input = crossbar_input;
+        cfg
+    }
+
+    /// A simulation of `cfg` (validated here) with MIN routing on 2/1 unordered VCs.
+    fn min_simulation(cfg: &Config) -> Simulation<routing::MinRouting> {
         cfg.validate().unwrap();
         let df = Dragonfly::new(&cfg.topology);
-        let needs = routing::vc_needs(cfg.routing.algorithm);
-        let vcs = VcMap::new(false, 2, 1, needs);
-        let mut sim = Simulation::new(
-            &cfg,
+        let vcs = VcMap::new(false, 2, 1, routing::vc_needs(cfg.routing.algorithm));
+        Simulation::new(
+            cfg,
             &df,
             routing::MinRouting {
                 df: df.clone(),
                 vcs,
             },
-        );
+        )
+    }
+
+    /// Cycles at which two packets queued at cycle 0 in the two injection VCs of node 0 leave
+    /// it, with MIN routing to two different routers of its group.
+    fn injection_times(crossbar_input: CrossbarInput) -> (u32, u32) {
+        let mut cfg = small_config();
+        cfg.router.vcs_injection = 2;
+        cfg.router.crossbar_input = crossbar_input;
+        let mut sim = min_simulation(&cfg);
         let (r, pt) = sim.net.attach[0];
         let inj = sim.ports[sim.gport(r, pt as usize)];
         assert_eq!(inj.vc_count, 2);
@@ -1253,25 +1263,12 @@ mod tests {
     /// putting it in another VC.
     #[test]
     fn injection_vc_by_destination_follows_the_destination_range() {
-        let mut cfg = Config::embedded_default();
-        cfg.topology.p = 2;
-        cfg.topology.a = 4;
-        cfg.topology.h = 2;
+        let mut cfg = small_config();
         cfg.router.vcs_injection = 3;
         cfg.router.buffer_injection = 16; // two packets per VC
         cfg.router.injection_vc = crate::config::InjectionVc::Destination;
         cfg.traffic.burst_packets = 10;
-        cfg.validate().unwrap();
-        let df = Dragonfly::new(&cfg.topology);
-        let vcs = VcMap::new(false, 2, 1, routing::vc_needs(cfg.routing.algorithm));
-        let mut sim = Simulation::new(
-            &cfg,
-            &df,
-            routing::MinRouting {
-                df: df.clone(),
-                vcs,
-            },
-        );
+        let mut sim = min_simulation(&cfg);
         sim.start();
         let nodes = sim.net.num_terminals();
         let node_of = |router: u32, port: u8| {
@@ -1316,10 +1313,7 @@ mod tests {
     #[test]
     fn bcm_escape_keeps_the_bubble_of_the_escape_ports_class() {
         use crate::routing::{HopKind, RouteCtx};
-        let mut cfg = Config::embedded_default();
-        cfg.topology.p = 2;
-        cfg.topology.a = 4;
-        cfg.topology.h = 2;
+        let mut cfg = small_config();
         cfg.router.vcs_local = 2;
         cfg.router.vcs_global = 1;
         cfg.routing.algorithm = RoutingAlgorithm::Ofar;
