@@ -33,13 +33,13 @@ use crate::stats::summary::{
 use crate::stats::{Collector, Dist, Fairness, RunResult};
 use crate::topology::{Dragonfly, Network, PortClass, Topology};
 use crate::traffic::calendar::Calendar;
-
-/// No burst packet waiting for its injection VC (`Simulation::pending_dst`).
-const NO_DST: u32 = u32::MAX;
 use crate::traffic::{Injection, Pattern, Workload};
 use events::{Event, Packed, TimeWheel};
 use packet::{Packet, PacketPool, NO_TIME};
 use std::time::Instant;
+
+/// No burst packet waiting for its injection VC (`Simulation::pending_dst`).
+const NO_DST: u32 = u32::MAX;
 
 /// A running simulation, whatever its routing.
 pub trait Simulator {
@@ -258,10 +258,9 @@ pub struct Simulation<R: Routing> {
     change: Option<(u64, Pattern, Injection)>,
     burst_left: Vec<u64>,
     burst_total: u64,
-    /// router.injection_vc = "destination": a packet's injection VC follows from its
-    /// destination, and a burst packet whose VC is full waits here (per node, `NO_DST` if
-    /// none) so that the pattern's order of destinations is kept.
-    inj_by_dst: bool,
+    /// router.injection_vc = "destination" (empty otherwise): a packet's injection VC
+    /// follows from its destination, and a burst packet whose VC is full waits here (per
+    /// node, `NO_DST` if none) so that the pattern's order of destinations is kept.
     pending_dst: Vec<u32>,
     last_tail: u64,
     pub(crate) collector: Collector,
@@ -454,7 +453,6 @@ impl<R: Routing> Simulation<R> {
             injection: wl.injection,
             change: wl.change,
             burst_left: vec![0; nodes],
-            inj_by_dst: rc.injection_vc == crate::config::InjectionVc::Destination,
             pending_dst: if rc.injection_vc == crate::config::InjectionVc::Destination {
                 vec![NO_DST; nodes]
             } else {
@@ -511,11 +509,17 @@ impl<R: Routing> Simulation<R> {
         }
     }
 
+    /// Whether a packet's injection VC is fixed by its destination (router.injection_vc).
+    #[inline]
+    fn inj_by_dst(&self) -> bool {
+        !self.pending_dst.is_empty()
+    }
+
     /// Create a packet at node `n` if its injection queue has room.
     fn try_generate(&mut self, n: usize) -> bool {
         let (r, pt) = self.net.attach[n];
         let p = self.ports[self.gport(r, pt as usize)];
-        let (vc, dst) = if self.inj_by_dst {
+        let (vc, dst) = if self.inj_by_dst() {
             let dst = match self.pending_dst[n] {
                 NO_DST => self.pattern.destination(n, &mut self.rng),
                 d => d as usize,
@@ -863,12 +867,15 @@ impl<R: Routing> Simulation<R> {
             self.collector.on_inject(now, r);
             let node = pin.peer_router as usize;
             // Only bursts refill the injection queue here (Bernoulli runs skip the lookup).
-            if self.burst_total > 0 && self.burst_left[node] > 0 && self.try_generate(node) {
-                self.burst_left[node] -= 1;
-                // With VCs by destination the slot freed may not be the one the next
-                // packet needs, so the refill goes on until a packet finds its VC full.
-                while self.inj_by_dst && self.burst_left[node] > 0 && self.try_generate(node) {
+            if self.burst_total > 0 {
+                while self.burst_left[node] > 0 && self.try_generate(node) {
                     self.burst_left[node] -= 1;
+                    // One packet left, one refills its slot; with VCs by destination the slot
+                    // freed may not be the one the next packet needs, so the refill goes on
+                    // until a packet finds its VC full.
+                    if !self.inj_by_dst() {
+                        break;
+                    }
                 }
             }
         } else {
@@ -1271,11 +1278,6 @@ mod tests {
         let mut sim = min_simulation(&cfg);
         sim.start();
         let nodes = sim.net.num_terminals();
-        let node_of = |router: u32, port: u8| {
-            (0..nodes)
-                .find(|&n| sim.net.attach[n] == (router, port as _))
-                .unwrap()
-        };
         let (mut queued, mut waiting) = (0, 0);
         for n in 0..nodes {
             let (r, pt) = sim.net.attach[n];
@@ -1284,7 +1286,10 @@ mod tests {
                 let fifo = &sim.vcs[port.vc_base as usize + k].fifo;
                 for i in 0..fifo.len as usize {
                     let p = sim.pool.get(sim.slots.nth(fifo, i));
-                    let dst = node_of(p.dst_router, p.dst_port);
+                    let dst = sim
+                        .net
+                        .port(p.dst_router as usize, p.dst_port as usize)
+                        .peer as usize;
                     assert_eq!(dst * 3 / nodes, k, "node {n}: packet for {dst} in VC {k}");
                     queued += 1;
                 }
