@@ -624,6 +624,35 @@ fn range_errors_say_what_was_given() {
         &["escape = \"none\"", "drop escape_from_injection"],
     );
     expect_field(
+        check_sets(&["routing.misroute_congested_global={ factor = 1.5 }"]),
+        "routing.misroute_congested_global",
+        &["routing.algorithm = \"min\"", "use ofar"],
+    );
+    expect_field(
+        check_sets(&[
+            "routing.algorithm=ofar",
+            "routing.misroute_congested_global={ factor = -1.0 }",
+        ]),
+        "routing.misroute_congested_global.factor",
+        &["-1 is not allowed", ">= 0"],
+    );
+    expect_field(
+        check_sets(&[
+            "routing.algorithm=ofar",
+            "routing.misroute_congested_global={ packets = inf }",
+        ]),
+        "routing.misroute_congested_global.packets",
+        &["inf is not allowed"],
+    );
+    expect_field(
+        check_sets(&[
+            "routing.algorithm=ofar",
+            "routing.misroute_congested_global={ coef = 1.5 }",
+        ]),
+        "routing.misroute_congested_global.coef",
+        &["unknown field `coef`", "`factor`", "`packets`"],
+    );
+    expect_field(
         check_sets(&["routing.escape_patience=-1"]),
         "routing.escape_patience",
         &[],

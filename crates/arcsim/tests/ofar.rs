@@ -929,6 +929,62 @@ const FOGSIM: [&str; 4] = [
 ];
 
 #[test]
+fn misrouting_only_around_congested_global_links_lifts_ofar_above_min_under_uniform_load() {
+    // Seed 001 Fig. 6: under UN both OFARs saturate later than MIN. With FOGSim's settings
+    // and the misroute-on-busy trigger, OFAR misroutes around every momentarily busy minimal
+    // global link and saturates below MIN. FOGSim's restriction
+    // (`routing.misroute_congested_global`: only around a minimal global link that holds
+    // clearly more than its router's others) lifts it above MIN, and under ADVG+h the one
+    // minimal link stands out, so OFAR still spreads the load well beyond 1/h.
+    let sets = |alg: &str, pattern: &str, restrict: bool| -> RunResult {
+        let mut sets = FOGSIM.to_vec();
+        let (a, p) = (
+            format!("routing.algorithm={alg}"),
+            format!("traffic.pattern={pattern}"),
+        );
+        sets.extend_from_slice(&[
+            "router.injection_priority=transit-first",
+            "router.vcs_injection=3",
+            &a,
+            &p,
+            "traffic.offset=3",
+            "traffic.load=1.0",
+            "simulation.warmup_cycles=4000",
+            "simulation.measure_cycles=4000",
+        ]);
+        if restrict {
+            sets.push("routing.misroute_congested_global={}");
+        }
+        must_run(&sets)
+    };
+    let min = sets("min", "uniform", false).accepted_load;
+    let (plain, restricted) = (
+        sets("ofar", "uniform", false),
+        sets("ofar", "uniform", true),
+    );
+    let adv = sets("ofar", "adv-global", true).accepted_load;
+    eprintln!(
+        "UN 1.0: MIN {min:.3}, OFAR {:.3} ({:.0}% misrouted), with the restriction {:.3} ({:.0}%); ADVG+3 with it {adv:.3}",
+        plain.accepted_load,
+        100.0 * plain.misrouted_fraction,
+        restricted.accepted_load,
+        100.0 * restricted.misrouted_fraction
+    );
+    assert!(
+        plain.accepted_load < min,
+        "{} vs MIN {min}",
+        plain.accepted_load
+    );
+    assert!(
+        restricted.accepted_load > 1.05 * min,
+        "{} vs MIN {min}",
+        restricted.accepted_load
+    );
+    assert!(restricted.misrouted_fraction < plain.misrouted_fraction - 0.1);
+    assert!(adv > 1.25 / 3.0, "ADVG+3: {adv} against 1/h = 0.333");
+}
+
+#[test]
 fn ecm_reading_downstream_escape_buffers_holds_fig5_where_ecm_on_inputs_collapses() {
     // Seed 001 Fig. 5 with FOGSim's settings: tree, 2/1(+1), UN at full load, three
     // injection VCs with equal priority. Plain OFAR collapses, and ECM watching the router's

@@ -317,6 +317,30 @@ pub enum QueueOccupancy {
     Port,
 }
 
+/// OFAR: FOGSim's restriction on misrouting around a minimal *global* output (its
+/// `vc_misrouting_congested_restriction`, on in its 2014 example configuration): such a
+/// packet may misroute only while that link is congested, i.e. the phits held in VC 0 of the
+/// link exceed `factor` times the mean over the router's global links plus `packets` packets.
+/// Under uniform traffic no link stands out and packets wait for their minimal global link;
+/// under ADVG+h the one minimal link does.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CongestedGlobal {
+    /// Multiple of the mean occupancy of the router's global links (FOGSim: 150% = 1.5).
+    pub factor: f64,
+    /// Packets held beyond that for the link to count as congested (FOGSim: 5).
+    pub packets: f64,
+}
+
+impl Default for CongestedGlobal {
+    fn default() -> Self {
+        CongestedGlobal {
+            factor: 1.5,
+            packets: 5.0,
+        }
+    }
+}
+
 pub use crate::topology::escape::{RingDirection, RingKind};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -404,6 +428,10 @@ pub struct RoutingConfig {
     /// Written only when not the default `unavailable`.
     #[serde(skip_serializing_if = "is_unavailable")]
     pub misroute_trigger: MisrouteTrigger,
+    /// OFAR: misroute around a minimal global output only while it is congested (FOGSim's
+    /// restriction; absent, the default: no such restriction, as in seed 001's text).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub misroute_congested_global: Option<CongestedGlobal>,
 }
 
 fn is_false(v: &bool) -> bool {
@@ -463,6 +491,7 @@ impl Default for RoutingConfig {
             escape_from_injection: true,
             bcm_escape: false,
             misroute_trigger: MisrouteTrigger::Unavailable,
+            misroute_congested_global: None,
         }
     }
 }
@@ -533,7 +562,23 @@ impl RoutingConfig {
                 "\"any\" changes ECM, and routing.congestion is not \"ecm\": set congestion = \"ecm\" or drop ecm_rule",
             ));
         }
+        if let Some(c) = self.misroute_congested_global {
+            for (key, value) in [("factor", c.factor), ("packets", c.packets)] {
+                if !(value >= 0.0 && value.is_finite()) {
+                    return Err(field_err(
+                        &format!("routing.misroute_congested_global.{key}"),
+                        format!("{value} is not allowed: must be a finite number >= 0 (FOGSim: factor = 1.5, packets = 5)"),
+                    ));
+                }
+            }
+        }
         if !self.algorithm.uses_escape() {
+            if self.misroute_congested_global.is_some() {
+                return Err(field_err(
+                    "routing.misroute_congested_global",
+                    format!("restricts OFAR's misrouting; routing.algorithm = \"{}\" has none: drop misroute_congested_global or use ofar / ofar-l", self.algorithm.name()),
+                ));
+            }
             if self.congestion != CongestionKind::None {
                 return Err(field_err(
                     "routing.congestion",

@@ -1379,4 +1379,69 @@ mod tests {
         }
         assert_eq!(seen, [true, true], "ring ports of one class only");
     }
+    /// FOGSim's restriction (`routing.misroute_congested_global`): an injected packet whose
+    /// minimal output, a global link of its router, was granted to another input misroutes
+    /// only while that link holds more than 1.5 × the mean of the router's global links plus
+    /// 5 packets; otherwise it waits for it.
+    #[test]
+    fn misroute_around_a_minimal_global_link_only_while_it_is_congested() {
+        use crate::config::CongestedGlobal;
+        use crate::routing::{HopKind, RouteCtx};
+        let decide = |restrict: Option<CongestedGlobal>, held: u32| -> HopKind {
+            let mut cfg = small_config();
+            cfg.router.vcs_local = 2;
+            cfg.router.vcs_global = 1;
+            cfg.routing.algorithm = RoutingAlgorithm::Ofar;
+            cfg.routing.misroute_congested_global = restrict;
+            cfg.validate().unwrap();
+            let df = Dragonfly::new(&cfg.topology);
+            let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
+            let mut sim = Simulation::new(&cfg, &df, r);
+            let (src, pt) = sim.net.attach[0];
+            let src = src as usize;
+            let gp0 = df.first_global_port();
+            // A destination behind the router's first global link: the minimal output.
+            let far = sim.net.port(src, gp0).peer as usize;
+            let dst = (0..sim.net.num_terminals())
+                .find(|&n| sim.net.attach[n].0 as usize == far)
+                .unwrap();
+            let (dst_router, dst_port) = sim.net.attach[dst];
+            assert_eq!(routing::min::minimal_hop(&df, src, far), Some((gp0, true)));
+            let base = sim.net.port_base[src] as usize;
+            let radix = sim.net.port_base[src + 1] as usize - base;
+            sim.vcs[sim.ports[base + gp0].vc_base as usize]
+                .credit
+                .consume(held);
+            let mut pkt = Packet::new(0, dst_router, dst_port as u8, 0, sim.pkt_len);
+            let mut cands = Candidates::default();
+            let mut ctx = RouteCtx {
+                now: 0,
+                router: src,
+                in_port: pt as usize,
+                in_class: PortClass::Terminal,
+                in_vc: 0,
+                taken: 1 << gp0,
+                head_wait: 0,
+                ports: &sim.ports[base..base + radix],
+                vcs: &sim.vcs,
+                rng: &mut sim.rng,
+            };
+            sim.routing.route(&mut ctx, &mut pkt, &mut cands);
+            let c = cands.as_slice();
+            assert_eq!(c.len(), 1, "{c:?}");
+            c[0].kind
+        };
+        let fogsim = Some(CongestedGlobal::default());
+        // 48 phits on the minimal link, 0 on the other (h = 2): mean 24, threshold
+        // 1.5 × 24 + 5 × 8 = 76 phits. 200 phits: threshold 190.
+        assert_eq!(decide(None, 48), HopKind::NonMinimal);
+        assert_eq!(decide(fogsim, 48), HopKind::Minimal);
+        assert_eq!(decide(fogsim, 200), HopKind::NonMinimal);
+        // With no margin in packets, 48 phits stand out (> 36).
+        let no_margin = Some(CongestedGlobal {
+            factor: 1.5,
+            packets: 0.0,
+        });
+        assert_eq!(decide(no_margin, 48), HopKind::NonMinimal);
+    }
 }

@@ -124,6 +124,13 @@ impl RouteCtx<'_> {
             .credit
             .credits(self.now)
     }
+    /// Phits occupied (as seen through credits) in VC `vc` of output `port`.
+    #[inline]
+    pub fn vc_occupancy(&self, port: usize, vc: usize) -> u32 {
+        self.vcs[self.ports[port].vc_base as usize + vc]
+            .credit
+            .occupancy(self.now)
+    }
     /// Phits occupied (as seen through credits) summed over the VCs of output `port`.
     pub fn port_occupancy(&self, port: usize) -> u32 {
         let p = &self.ports[port];

@@ -39,6 +39,12 @@
 //! global hop mandatory instead, and `routing.mml_min_occupancy` (footnote 2 of section 3.2)
 //! keeps momentarily busy but empty global outputs from starting MM+L misroutes under UN.
 //!
+//! `routing.misroute_congested_global` adds FOGSim's restriction (not in seed 001's text): a
+//! packet whose minimal output is a global link misroutes only while that link is congested,
+//! its VC 0 holding more than `factor` times the mean of the router's global links plus
+//! `packets` packets. Otherwise the packet waits for its minimal link (or, if that is full,
+//! takes the escape network).
+//!
 //! Canonical VCs carry no ordering (any VC, chosen by the VC selection policy); deadlock
 //! freedom comes from the escape subnetwork: Hamiltonian rings with bubble flow control
 //! (entering a ring needs room for two packets) or a tree with up/down routing.
@@ -46,8 +52,8 @@
 use super::min::{ejection, minimal_hop};
 use super::{Candidate, Candidates, HopKind, RouteCtx, Routing};
 use crate::config::{
-    BusyMinimal, CongestionKind, EcmBuffers, EcmRule, EscapeKind, MisrouteTrigger, QueueOccupancy,
-    RoutingConfig,
+    BusyMinimal, CongestedGlobal, CongestionKind, EcmBuffers, EcmRule, EscapeKind, MisrouteTrigger,
+    QueueOccupancy, RoutingConfig,
 };
 use crate::engine::packet::Packet;
 use crate::topology::escape::{self, Ring, Tree};
@@ -118,6 +124,9 @@ pub struct OfarRouting {
     /// Only a minimal output granted to another input this cycle starts a misroute
     /// (`routing.misroute_trigger = "granted"`).
     misroute_only_when_granted: bool,
+    /// FOGSim's restriction on misrouting around a minimal global output that is not
+    /// congested (`routing.misroute_congested_global`).
+    congested_global: Option<CongestedGlobal>,
     name: &'static str,
 }
 
@@ -231,6 +240,7 @@ impl OfarRouting {
             escape_from_injection: cfg.escape_from_injection,
             bcm_escape: cfg.bcm_escape,
             misroute_only_when_granted: cfg.misroute_trigger == MisrouteTrigger::Granted,
+            congested_global: cfg.misroute_congested_global,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
         })
     }
@@ -293,6 +303,22 @@ impl OfarRouting {
         } else {
             (0, self.local_vcs - 1)
         }
+    }
+
+    /// Whether global output `port` is congested in the sense of FOGSim's restriction: VC 0
+    /// holds more than `factor` times the mean over this router's (wired) global ports plus
+    /// `packets` packets of `len` phits. FOGSim reads VC 0 only, whatever the VC count.
+    fn global_congested(&self, ctx: &RouteCtx, port: usize, c: CongestedGlobal, len: u32) -> bool {
+        let gp0 = self.df.first_global_port();
+        let (mut sum, mut n) = (0u32, 0u32);
+        for p in gp0..gp0 + self.df.h {
+            if ctx.class(p) == PortClass::Global {
+                sum += ctx.vc_occupancy(p, 0);
+                n += 1;
+            }
+        }
+        let mean = sum as f64 / n.max(1) as f64;
+        ctx.vc_occupancy(port, 0) as f64 > c.factor * mean + c.packets * len as f64
     }
 
     /// ECM: injection is stopped while every escape buffer the router watches (or, with
@@ -476,7 +502,15 @@ impl Routing for OfarRouting {
         // not granted to another input this cycle starts no misroute: the packet waits, or
         // takes the escape network if the output is full.
         let no_trigger = self.misroute_only_when_granted && !ctx.granted(min_port);
-        let (ports, tag): (std::ops::Range<usize>, u8) = if flags & PENDING_GLOBAL != 0 {
+        // FOGSim's restriction cancels every kind of misroute (MM+L's second hop included)
+        // around a minimal global output that does not stand out among the router's.
+        let not_congested = min_global
+            && self
+                .congested_global
+                .is_some_and(|c| !self.global_congested(ctx, min_port, c, len));
+        let (ports, tag): (std::ops::Range<usize>, u8) = if not_congested {
+            (0..0, TAG_MIN)
+        } else if flags & PENDING_GLOBAL != 0 {
             (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
         } else if no_trigger {
             (0..0, TAG_MIN)
