@@ -573,12 +573,6 @@ impl RoutingConfig {
             }
         }
         if !self.algorithm.uses_escape() {
-            if self.misroute_congested_global.is_some() {
-                return Err(field_err(
-                    "routing.misroute_congested_global",
-                    format!("restricts OFAR's misrouting; routing.algorithm = \"{}\" has none: drop misroute_congested_global or use ofar / ofar-l", self.algorithm.name()),
-                ));
-            }
             if self.congestion != CongestionKind::None {
                 return Err(field_err(
                     "routing.congestion",
