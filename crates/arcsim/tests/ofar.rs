@@ -985,6 +985,41 @@ fn misrouting_only_around_congested_global_links_lifts_ofar_above_min_under_unif
 }
 
 #[test]
+fn a_congested_global_restriction_without_margin_changes_nothing() {
+    // With factor = 0 and packets = 0 a minimal global link counts as congested as soon as
+    // its VC 0 holds anything, and with `occupancy = "vc"` an output whose VC 0 is empty has
+    // Q_min = 0 and is never misrouted around anyway: the run must be the same, packet for
+    // packet (experiments/ofar/README.md gives this as the way to switch it off).
+    let un = |extra: &[&str]| {
+        let mut sets = vec![
+            "routing.algorithm=ofar",
+            "routing.busy_minimal=wait",
+            "router.injection_priority=transit-first",
+            "traffic.load=0.7",
+            "simulation.warmup_cycles=2000",
+            "simulation.measure_cycles=2000",
+        ];
+        sets.extend_from_slice(extra);
+        must_run(&sets)
+    };
+    let (none, zero, fogsim) = (
+        un(&[]),
+        un(&["routing.misroute_congested_global={ factor = 0, packets = 0 }"]),
+        un(&["routing.misroute_congested_global={}"]),
+    );
+    assert_eq!(none.packets, zero.packets);
+    assert_eq!(none.latency, zero.latency);
+    assert_eq!(none.misrouted_fraction, zero.misrouted_fraction);
+    // FOGSim's margin does change the run: fewer packets misroute.
+    assert!(
+        fogsim.misrouted_fraction < none.misrouted_fraction - 0.05,
+        "{} vs {}",
+        fogsim.misrouted_fraction,
+        none.misrouted_fraction
+    );
+}
+
+#[test]
 fn ecm_reading_downstream_escape_buffers_holds_fig5_where_ecm_on_inputs_collapses() {
     // Seed 001 Fig. 5 with FOGSim's settings: tree, 2/1(+1), UN at full load, three
     // injection VCs with equal priority. Plain OFAR collapses, and ECM watching the router's
