@@ -1387,12 +1387,15 @@ mod tests {
     fn misroute_around_a_minimal_global_link_only_while_it_is_congested() {
         use crate::config::CongestedGlobal;
         use crate::routing::{HopKind, RouteCtx};
-        let decide = |restrict: Option<CongestedGlobal>, held: u32| -> HopKind {
+        // `mml`: the packet arrives at this router (from a local input, its minimal output
+        // idle) after MM+L's local hop, its global misroute committed (`mml_commit`).
+        let decide = |restrict: Option<CongestedGlobal>, held: u32, mml: bool| -> HopKind {
             let mut cfg = small_config();
             cfg.router.vcs_local = 2;
             cfg.router.vcs_global = 1;
             cfg.routing.algorithm = RoutingAlgorithm::Ofar;
             cfg.routing.misroute_congested_global = restrict;
+            cfg.routing.mml_commit = mml;
             cfg.validate().unwrap();
             let df = Dragonfly::new(&cfg.topology);
             let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
@@ -1413,14 +1416,22 @@ mod tests {
                 .credit
                 .consume(held);
             let mut pkt = Packet::new(0, dst_router, dst_port as u8, 0, sim.pkt_len);
+            let (in_port, in_class) = if mml {
+                use crate::routing::ofar::{DECIDED, PENDING_GLOBAL};
+                pkt.route.flags = DECIDED | PENDING_GLOBAL;
+                pkt.route.inter = df.group_of(src) as u32;
+                (df.first_local_port(), PortClass::Local)
+            } else {
+                (pt as usize, PortClass::Terminal)
+            };
             let mut cands = Candidates::default();
             let mut ctx = RouteCtx {
                 now: 0,
                 router: src,
-                in_port: pt as usize,
-                in_class: PortClass::Terminal,
+                in_port,
+                in_class,
                 in_vc: 0,
-                taken: 1 << gp0,
+                taken: if mml { 0 } else { 1 << gp0 },
                 head_wait: 0,
                 ports: &sim.ports[base..base + radix],
                 vcs: &sim.vcs,
@@ -1434,14 +1445,19 @@ mod tests {
         let fogsim = Some(CongestedGlobal::default());
         // 48 phits on the minimal link, 0 on the other (h = 2): mean 24, threshold
         // 1.5 × 24 + 5 × 8 = 76 phits. 200 phits: threshold 190.
-        assert_eq!(decide(None, 48), HopKind::NonMinimal);
-        assert_eq!(decide(fogsim, 48), HopKind::Minimal);
-        assert_eq!(decide(fogsim, 200), HopKind::NonMinimal);
+        assert_eq!(decide(None, 48, false), HopKind::NonMinimal);
+        assert_eq!(decide(fogsim, 48, false), HopKind::Minimal);
+        assert_eq!(decide(fogsim, 200, false), HopKind::NonMinimal);
+        // MM+L's committed global hop is cancelled too (FOGSim's GLOBAL_MANDATORY): the
+        // packet takes its idle minimal global link instead.
+        assert_eq!(decide(None, 48, true), HopKind::NonMinimal);
+        assert_eq!(decide(fogsim, 48, true), HopKind::Minimal);
+        assert_eq!(decide(fogsim, 200, true), HopKind::NonMinimal);
         // With no margin in packets, 48 phits stand out (> 36).
         let no_margin = Some(CongestedGlobal {
             factor: 1.5,
             packets: 0.0,
         });
-        assert_eq!(decide(no_margin, 48), HopKind::NonMinimal);
+        assert_eq!(decide(no_margin, 48, false), HopKind::NonMinimal);
     }
 }

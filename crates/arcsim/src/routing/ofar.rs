@@ -59,10 +59,10 @@ use crate::engine::packet::Packet;
 use crate::topology::escape::{self, Ring, Tree};
 use crate::topology::{Dragonfly, PortClass, Topology};
 
-const DECIDED: u8 = 1;
+pub(crate) const DECIDED: u8 = 1;
 const GLOBAL_DONE: u8 = 2;
 /// An MM+L local hop was taken: misroute globally at the next router.
-const PENDING_GLOBAL: u8 = 4;
+pub(crate) const PENDING_GLOBAL: u8 = 4;
 const IN_ESCAPE: u8 = 8;
 /// `route.inter` value meaning "no local misroute yet".
 const NO_GROUP: u32 = u32::MAX;
@@ -445,7 +445,15 @@ impl Routing for OfarRouting {
             reserve,
         };
         let gp0 = df.first_global_port();
-        if self.mml_committed && pkt.route.flags & PENDING_GLOBAL != 0 {
+        // FOGSim's restriction cancels every kind of misroute (MM+L's mandatory global hop
+        // included) around a minimal global output that does not stand out among the router's.
+        let restricted = |ctx: &RouteCtx| {
+            min_global
+                && self
+                    .congested_global
+                    .is_some_and(|c| !self.global_congested(ctx, min_port, c, len))
+        };
+        if self.mml_committed && pkt.route.flags & PENDING_GLOBAL != 0 && !restricted(ctx) {
             // MM+L: the decision to misroute globally was taken at the previous router; the
             // non-minimal local hop only served to reach another global port, so take one of
             // this router's global ports (random among the available ones) instead of
@@ -502,13 +510,7 @@ impl Routing for OfarRouting {
         // not granted to another input this cycle starts no misroute: the packet waits, or
         // takes the escape network if the output is full.
         let no_trigger = self.misroute_only_when_granted && !ctx.granted(min_port);
-        // FOGSim's restriction cancels every kind of misroute (MM+L's second hop included)
-        // around a minimal global output that does not stand out among the router's.
-        let not_congested = min_global
-            && self
-                .congested_global
-                .is_some_and(|c| !self.global_congested(ctx, min_port, c, len));
-        let (ports, tag): (std::ops::Range<usize>, u8) = if not_congested {
+        let (ports, tag): (std::ops::Range<usize>, u8) = if restricted(ctx) {
             (0..0, TAG_MIN)
         } else if flags & PENDING_GLOBAL != 0 {
             (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
