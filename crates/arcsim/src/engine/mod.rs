@@ -1226,6 +1226,34 @@ mod tests {
         )
     }
 
+    /// The candidates `sim`'s routing gives `pkt` at `router` at cycle 0, its head sitting in
+    /// `in_port` (of `in_class`) and the outputs in `taken` granted to other inputs.
+    fn route_at<R: Routing>(
+        sim: &mut Simulation<R>,
+        router: usize,
+        (in_port, in_class): (usize, PortClass),
+        taken: u64,
+        pkt: &mut Packet,
+    ) -> Candidates {
+        let base = sim.net.port_base[router] as usize;
+        let radix = sim.net.port_base[router + 1] as usize - base;
+        let mut cands = Candidates::default();
+        let mut ctx = crate::routing::RouteCtx {
+            now: 0,
+            router,
+            in_port,
+            in_class,
+            in_vc: 0,
+            taken,
+            head_wait: 0,
+            ports: &sim.ports[base..base + radix],
+            vcs: &sim.vcs,
+            rng: &mut sim.rng,
+        };
+        sim.routing.route(&mut ctx, pkt, &mut cands);
+        cands
+    }
+
     /// Cycles at which two packets queued at cycle 0 in the two injection VCs of node 0 leave
     /// it, with MIN routing to two different routers of its group.
     fn injection_times(crossbar_input: CrossbarInput) -> (u32, u32) {
@@ -1317,7 +1345,7 @@ mod tests {
     /// global bubble when the ring leaves its router through a global link.
     #[test]
     fn bcm_escape_keeps_the_bubble_of_the_escape_ports_class() {
-        use crate::routing::{HopKind, RouteCtx};
+        use crate::routing::HopKind;
         let mut cfg = small_config();
         cfg.router.vcs_local = 2;
         cfg.router.vcs_global = 1;
@@ -1354,20 +1382,8 @@ mod tests {
             let dst = (n + nodes / 2) % nodes;
             let (dst_router, dst_port) = sim.net.attach[dst];
             let mut pkt = Packet::new(n as u32, dst_router, dst_port as u8, 0, sim.pkt_len);
-            let mut cands = Candidates::default();
-            let mut ctx = RouteCtx {
-                now: 0,
-                router: r as usize,
-                in_port: pt as usize,
-                in_class: PortClass::Terminal,
-                in_vc: 0,
-                taken: 0,
-                head_wait: 0,
-                ports: &sim.ports[base..base + radix],
-                vcs: &sim.vcs,
-                rng: &mut sim.rng,
-            };
-            sim.routing.route(&mut ctx, &mut pkt, &mut cands);
+            let terminal = (pt as usize, PortClass::Terminal);
+            let cands = route_at(&mut sim, r as usize, terminal, 0, &mut pkt);
             let c = cands.as_slice();
             assert_eq!(c.len(), 1, "node {n}: {c:?}");
             assert_eq!(c[0].kind, HopKind::Escape, "node {n}: {c:?}");
@@ -1386,7 +1402,7 @@ mod tests {
     #[test]
     fn misroute_around_a_minimal_global_link_only_while_it_is_congested() {
         use crate::config::CongestedGlobal;
-        use crate::routing::{HopKind, RouteCtx};
+        use crate::routing::HopKind;
         // `mml`: the packet arrives at this router (from a local input, its minimal output
         // idle) after MM+L's local hop, its global misroute committed (`mml_commit`).
         let decide = |restrict: Option<CongestedGlobal>, held: u32, mml: bool| -> HopKind {
@@ -1411,12 +1427,11 @@ mod tests {
             let (dst_router, dst_port) = sim.net.attach[dst];
             assert_eq!(routing::min::minimal_hop(&df, src, far), Some((gp0, true)));
             let base = sim.net.port_base[src] as usize;
-            let radix = sim.net.port_base[src + 1] as usize - base;
             sim.vcs[sim.ports[base + gp0].vc_base as usize]
                 .credit
                 .consume(held);
             let mut pkt = Packet::new(0, dst_router, dst_port as u8, 0, sim.pkt_len);
-            let (in_port, in_class) = if mml {
+            let input = if mml {
                 use crate::routing::ofar::{DECIDED, PENDING_GLOBAL};
                 pkt.route.flags = DECIDED | PENDING_GLOBAL;
                 pkt.route.inter = df.group_of(src) as u32;
@@ -1424,20 +1439,8 @@ mod tests {
             } else {
                 (pt as usize, PortClass::Terminal)
             };
-            let mut cands = Candidates::default();
-            let mut ctx = RouteCtx {
-                now: 0,
-                router: src,
-                in_port,
-                in_class,
-                in_vc: 0,
-                taken: if mml { 0 } else { 1 << gp0 },
-                head_wait: 0,
-                ports: &sim.ports[base..base + radix],
-                vcs: &sim.vcs,
-                rng: &mut sim.rng,
-            };
-            sim.routing.route(&mut ctx, &mut pkt, &mut cands);
+            let taken = if mml { 0 } else { 1 << gp0 };
+            let cands = route_at(&mut sim, src, input, taken, &mut pkt);
             let c = cands.as_slice();
             assert_eq!(c.len(), 1, "{c:?}");
             c[0].kind
