@@ -990,18 +990,15 @@ fn a_congested_global_restriction_without_margin_changes_nothing() {
     // its VC 0 holds anything, and with `occupancy = "vc"` an output whose VC 0 is empty has
     // Q_min = 0 and is never misrouted around anyway: the run must be the same, packet for
     // packet (experiments/ofar/README.md gives this as the way to switch it off).
-    let un = |extra: &[&str]| {
-        let mut sets = vec![
-            "routing.algorithm=ofar",
-            "routing.busy_minimal=wait",
-            "router.injection_priority=transit-first",
-            "traffic.load=0.7",
-            "simulation.warmup_cycles=2000",
-            "simulation.measure_cycles=2000",
-        ];
-        sets.extend_from_slice(extra);
-        must_run(&sets)
-    };
+    const UN: [&str; 6] = [
+        "routing.algorithm=ofar",
+        "routing.busy_minimal=wait",
+        "router.injection_priority=transit-first",
+        "traffic.load=0.7",
+        "simulation.warmup_cycles=2000",
+        "simulation.measure_cycles=2000",
+    ];
+    let un = |extra: &[&str]| must_run(&[&UN[..], extra].concat());
     let (none, zero, fogsim) = (
         un(&[]),
         un(&["routing.misroute_congested_global={ factor = 0, packets = 0 }"]),
