@@ -653,7 +653,15 @@ fn range_errors_say_what_was_given() {
             "routing.misroute_congested_global={ coef = 1.5 }",
         ]),
         "routing.misroute_congested_global.coef",
-        &["unknown field `coef`", "`factor`", "`packets`"],
+        &["unknown field `coef`", "`factor`", "`packets`", "`all_vcs`"],
+    );
+    expect_field(
+        check_sets(&[
+            "routing.algorithm=ofar",
+            "routing.misroute_congested_global={ all_vcs = \"yes\" }",
+        ]),
+        "routing.misroute_congested_global.all_vcs",
+        &["boolean"],
     );
     expect_field(
         check_sets(&["routing.escape_patience=-1"]),

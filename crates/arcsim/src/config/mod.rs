@@ -322,7 +322,8 @@ pub enum QueueOccupancy {
 /// packet may misroute only while that link is congested, i.e. the phits held in VC 0 of the
 /// link exceed `factor` times the mean over the router's global links plus `packets` packets.
 /// Under uniform traffic no link stands out and packets wait for their minimal global link;
-/// under ADVG+h the one minimal link does.
+/// under ADVG+h the one minimal link does. FOGSim checks it only for a minimal hop on VC 0,
+/// the VC it takes when VC 0 has the most credits; `all_vcs` applies it whatever the VC.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CongestedGlobal {
@@ -330,6 +331,11 @@ pub struct CongestedGlobal {
     pub factor: f64,
     /// Packets held beyond that for the link to count as congested (FOGSim: 5).
     pub packets: f64,
+    /// Restrict whatever VC the minimal hop would take. False (FOGSim): only while VC 0 has
+    /// at least as many credits as every other canonical VC of the minimal output, i.e. when
+    /// FOGSim's most-credits VC choice would put the hop on VC 0; with one global VC the two
+    /// are the same.
+    pub all_vcs: bool,
 }
 
 impl Default for CongestedGlobal {
@@ -337,6 +343,7 @@ impl Default for CongestedGlobal {
         CongestedGlobal {
             factor: 1.5,
             packets: 5.0,
+            all_vcs: false,
         }
     }
 }

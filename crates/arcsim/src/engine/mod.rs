@@ -1405,16 +1405,23 @@ mod tests {
         use crate::routing::HopKind;
         // `mml`: the packet arrives at this router (from a local input, its minimal output
         // idle) after MM+L's local hop, its global misroute committed (`mml_commit`).
-        let decide = |restrict: Option<CongestedGlobal>, held: u32, mml: bool| -> HopKind {
+        // `held1`: with Some, global links have a second VC holding that many phits.
+        let decide4 = |restrict: Option<CongestedGlobal>,
+                       held: u32,
+                       mml: bool,
+                       held1: Option<u32>|
+         -> HopKind {
+            let gvcs = 1 + held1.is_some() as usize;
             let mut cfg = small_config();
             cfg.router.vcs_local = 2;
-            cfg.router.vcs_global = 1;
+            cfg.router.vcs_global = gvcs;
             cfg.routing.algorithm = RoutingAlgorithm::Ofar;
             cfg.routing.misroute_congested_global = restrict;
             cfg.routing.mml_commit = mml;
             cfg.validate().unwrap();
             let df = Dragonfly::new(&cfg.topology);
-            let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
+            let r =
+                routing::OfarRouting::new(df.clone(), &cfg.routing, 2, gvcs as u8, true).unwrap();
             let mut sim = Simulation::new(&cfg, &df, r);
             let (src, pt) = sim.net.attach[0];
             let src = src as usize;
@@ -1427,9 +1434,11 @@ mod tests {
             let (dst_router, dst_port) = sim.net.attach[dst];
             assert_eq!(routing::min::minimal_hop(&df, src, far), Some((gp0, true)));
             let base = sim.net.port_base[src] as usize;
-            sim.vcs[sim.ports[base + gp0].vc_base as usize]
-                .credit
-                .consume(held);
+            let vc0 = sim.ports[base + gp0].vc_base as usize;
+            sim.vcs[vc0].credit.consume(held);
+            if let Some(h1) = held1 {
+                sim.vcs[vc0 + 1].credit.consume(h1);
+            }
             let mut pkt = Packet::new(0, dst_router, dst_port as u8, 0, sim.pkt_len);
             let input = if mml {
                 use crate::routing::ofar::{DECIDED, PENDING_GLOBAL};
@@ -1445,6 +1454,7 @@ mod tests {
             assert_eq!(c.len(), 1, "{c:?}");
             c[0].kind
         };
+        let decide = |restrict, held, mml| decide4(restrict, held, mml, None);
         let fogsim = Some(CongestedGlobal::default());
         // 48 phits on the minimal link, 0 on the other (h = 2): mean 24, threshold
         // 1.5 × 24 + 5 × 8 = 76 phits. 200 phits: threshold 190.
@@ -1458,9 +1468,21 @@ mod tests {
         assert_eq!(decide(fogsim, 200, true), HopKind::NonMinimal);
         // With no margin in packets, 48 phits stand out (> 36).
         let no_margin = Some(CongestedGlobal {
-            factor: 1.5,
             packets: 0.0,
+            ..CongestedGlobal::default()
         });
         assert_eq!(decide(no_margin, 48, false), HopKind::NonMinimal);
+        // Two global VCs: FOGSim restricts only a hop on VC 0, the VC with the most credits
+        // (the first on ties). VC 1 emptier: no restriction (Q_min, its emptiest VC's
+        // occupancy, is 40 phits, above the other link's 0); fuller or as full: restricted.
+        assert_eq!(decide4(fogsim, 48, false, Some(40)), HopKind::NonMinimal);
+        assert_eq!(decide4(fogsim, 48, false, Some(48)), HopKind::Minimal);
+        assert_eq!(decide4(fogsim, 48, false, Some(56)), HopKind::Minimal);
+        let all_vcs = Some(CongestedGlobal {
+            all_vcs: true,
+            ..CongestedGlobal::default()
+        });
+        assert_eq!(decide4(all_vcs, 48, false, Some(40)), HopKind::Minimal);
+        assert_eq!(decide4(None, 48, false, Some(40)), HopKind::NonMinimal);
     }
 }

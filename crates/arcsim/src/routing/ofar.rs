@@ -321,6 +321,14 @@ impl OfarRouting {
         ctx.vc_occupancy(port, 0) as f64 > c.factor * mean + c.packets * len as f64
     }
 
+    /// Whether VC 0 of `port` has at least as many credits as its canonical VCs 1..=`hi`:
+    /// FOGSim puts a hop on the VC with the most credits (the first on ties), and applies the
+    /// congested-global restriction only to hops on VC 0.
+    fn vc0_first(&self, ctx: &RouteCtx, port: usize, hi: u8) -> bool {
+        let c0 = ctx.credits(port, 0);
+        (1..=hi as usize).all(|v| ctx.credits(port, v) <= c0)
+    }
+
     /// ECM: injection is stopped while every escape buffer the router watches (or, with
     /// `ecm_rule = "any"`, at least one) is above threshold.
     fn ecm_blocks(&self, ctx: &RouteCtx) -> bool {
@@ -449,9 +457,10 @@ impl Routing for OfarRouting {
         // included) around a minimal global output that does not stand out among the router's.
         let restricted = |ctx: &RouteCtx| {
             min_global
-                && self
-                    .congested_global
-                    .is_some_and(|c| !self.global_congested(ctx, min_port, c, len))
+                && self.congested_global.is_some_and(|c| {
+                    (c.all_vcs || self.vc0_first(ctx, min_port, hi))
+                        && !self.global_congested(ctx, min_port, c, len)
+                })
         };
         if self.mml_committed && pkt.route.flags & PENDING_GLOBAL != 0 && !restricted(ctx) {
             // MM+L: the decision to misroute globally was taken at the previous router; the
