@@ -276,6 +276,11 @@ fn unknown_routing_name() {
         "traffic.pattern",
         &["`tornado`", "`uniform`", "`adv-global`"],
     );
+    expect_field(
+        check_sets(&["router.credit_return=flit"]),
+        "router.credit_return",
+        &["`flit`", "`phit`", "`packet`"],
+    );
     // OFAR's readings of section 3.2 name what they accept too.
     expect_field(
         check_sets(&["routing.occupancy=queue"]),

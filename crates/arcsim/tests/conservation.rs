@@ -138,6 +138,17 @@ fn conservation_with_each_input_vc_a_crossbar_input() {
     }
 }
 
+#[test]
+fn conservation_with_credits_returned_per_packet() {
+    // router.credit_return = "packet": whole packets' credits at once, never a ramp.
+    for routing in ROUTINGS.into_iter().chain(["pb", "ofar"]) {
+        step_and_audit(
+            routing,
+            &["router.credit_return=packet", "traffic.load=1.0"],
+        );
+    }
+}
+
 /// Burst mode: every node sends a fixed number of packets; the run ends when all are
 /// delivered, so nothing may be left anywhere.
 #[test]

@@ -22,10 +22,15 @@ const H: usize = 4;
 
 /// The network of this file with `routing` and the pattern, at offered load 1.0.
 fn network(routing: &str, pattern: &str, offset: usize) -> Config {
+    network_with(routing, pattern, offset, &[])
+}
+
+/// [`network`] with further overrides.
+fn network_with(routing: &str, pattern: &str, offset: usize, extra: &[&str]) -> Config {
     let alg = format!("routing.algorithm={routing}");
     let pat = format!("traffic.pattern={pattern}");
     let off = format!("traffic.offset={offset}");
-    config(&[
+    let mut sets = vec![
         "topology.p=4",
         "topology.a=8",
         "topology.h=4",
@@ -35,7 +40,9 @@ fn network(routing: &str, pattern: &str, offset: usize) -> Config {
         "traffic.load=1.0",
         "simulation.warmup_cycles=2000",
         "simulation.measure_cycles=5000",
-    ])
+    ];
+    sets.extend_from_slice(extra);
+    config(&sets)
 }
 
 fn saturated(routing: &str, pattern: &str, offset: usize) -> (Config, RunResult) {
@@ -91,6 +98,40 @@ fn min_under_advg1_is_limited_by_one_global_link() {
 /// and there are a*g of them for a*g*p nodes: accepted <= 1/p = 1/h (hard bound). The same
 /// links also carry part of the first and last local hops, so the fluid bound is lower still.
 /// VAL-any spreads the hop inside the intermediate group over random routers and escapes it.
+/// A global buffer smaller than the link's credit round trip caps MIN under ADVG+1 below
+/// one phit per cycle on its one global link. With `router.credit_return = "packet"` each
+/// credit is held exactly 2 L_g cycles (out over the link, back a link delay after the head
+/// leaves the downstream buffer): the link carries at most B / (2 L_g) phits per cycle, and
+/// reaches it, since nothing else delays the far end. With the default per-phit return, the
+/// k-th phit's credit comes back k cycles later still, 3.5 on average over a packet of 8:
+/// at most B / (2 L_g + 3.5).
+#[test]
+fn credit_return_sets_the_bound_of_a_global_buffer_below_the_round_trip() {
+    let (b, lg, len) = (64.0, 100.0, 8.0);
+    let nodes_per_group = (A * P) as f64;
+    let at = |mode: &str| {
+        let ret = format!("router.credit_return={mode}");
+        let cfg = network_with("min", "adv-global", 1, &["router.buffer_global=64", &ret]);
+        run(&cfg).accepted_load
+    };
+    let (packet, phit) = (at("packet"), at("phit"));
+    let packet_bound = b / (2.0 * lg) / nodes_per_group;
+    let phit_bound = b / (2.0 * lg + (len - 1.0) / 2.0) / nodes_per_group;
+    eprintln!(
+        "MIN ADVG+1, 64-phit global buffers: per packet {packet:.6} (bound {packet_bound:.6}), \
+         per phit {phit:.6} (bound {phit_bound:.6})"
+    );
+    assert!(
+        packet <= packet_bound * EDGE && packet >= 0.99 * packet_bound,
+        "credits per packet: accepted {packet:.6}, expected B/(2 L_g) = {packet_bound:.6}"
+    );
+    assert!(
+        phit <= phit_bound * EDGE,
+        "credits per phit: accepted {phit:.6}, above B/(2 L_g + 3.5) = {phit_bound:.6}: \
+         credits come back before their phits leave"
+    );
+}
+
 #[test]
 fn val_and_val_any_under_advg_h() {
     let (_, val1) = saturated("val", "adv-global", 1);

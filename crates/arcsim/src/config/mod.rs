@@ -137,6 +137,22 @@ pub struct RouterConfig {
     /// `emptiest`, for the same reason as `crossbar_input`.
     #[serde(skip_serializing_if = "is_emptiest")]
     pub injection_vc: InjectionVc,
+    /// How credits come back upstream. Written only when not the default `phit`, for the
+    /// same reason as `crossbar_input`.
+    #[serde(skip_serializing_if = "is_per_phit")]
+    pub credit_return: CreditReturn,
+}
+
+/// How a downstream buffer's credits reach the upstream router.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CreditReturn {
+    /// One credit per phit, a link delay after that phit leaves the downstream buffer.
+    Phit,
+    /// All of a packet's credits at once, a link delay after its head leaves the downstream
+    /// buffer: FOGSim (the simulator of seed 001) moves a packet as one flit and returns its
+    /// credits in one message.
+    Packet,
 }
 
 /// Which of a node's injection VCs a generated packet enters.
@@ -190,6 +206,7 @@ impl Default for RouterConfig {
             injection_priority: InjectionPriority::Equal,
             crossbar_input: CrossbarInput::Port,
             injection_vc: InjectionVc::Emptiest,
+            credit_return: CreditReturn::Phit,
         }
     }
 }
@@ -455,6 +472,10 @@ fn is_unavailable(v: &MisrouteTrigger) -> bool {
 
 fn is_port(v: &CrossbarInput) -> bool {
     *v == CrossbarInput::Port
+}
+
+fn is_per_phit(v: &CreditReturn) -> bool {
+    *v == CreditReturn::Phit
 }
 
 fn is_emptiest(v: &InjectionVc) -> bool {

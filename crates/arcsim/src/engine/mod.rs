@@ -244,6 +244,8 @@ pub struct Simulation<R: Routing> {
     /// Each input VC is its own crossbar input (router.crossbar_input = "vc"): a grant
     /// keeps the input port free and makes only the granted VC wait for its packet to leave.
     vc_inputs: bool,
+    /// A packet's credits come back all at once (router.credit_return = "packet").
+    credit_per_packet: bool,
     /// Per router: its terminal (injection) input ports.
     pub(crate) terminal_inputs: Vec<u64>,
     pub(crate) wheel: TimeWheel,
@@ -442,6 +444,7 @@ impl<R: Routing> Simulation<R> {
             router_vcs,
             transit_first: rc.injection_priority == crate::config::InjectionPriority::TransitFirst,
             vc_inputs: rc.crossbar_input == crate::config::CrossbarInput::Vc,
+            credit_per_packet: rc.credit_return == crate::config::CreditReturn::Packet,
             terminal_inputs,
             wheel: TimeWheel::new(max_lat + len as u64 + 2),
             scratch: Default::default(),
@@ -624,7 +627,12 @@ impl<R: Routing> Simulation<R> {
                 crate::prefetch::prefetch(&self.ports[self.gport(router, port)]);
             }
             let (vc, len) = (ev.word(), ev.data());
-            self.vcs[vc as usize].credit.start_drain(self.now, len);
+            let credit = &mut self.vcs[vc as usize].credit;
+            if self.credit_per_packet {
+                credit.refund(len);
+            } else {
+                credit.start_drain(self.now, len);
+            }
             // Wake heads sleeping on this output's credits.
             let (router, port) = self.vc_owner(vc);
             let gp = self.gport(router, port);

@@ -40,7 +40,8 @@ impl InVc {
 /// packet at a time, the return is a sequence of non-overlapping ramps: `settled` credits
 /// plus the current ramp that started at `drain_start` and returns `drain_len` credits.
 /// `settled` may dip below zero while a packet is sent on credits still arriving on the ramp.
-/// Times are `u32` cycles and buffers at most 65,535 phits (both validated).
+/// With `router.credit_return = "packet"` there are no ramps: [`OutVc::refund`] adds a whole
+/// packet's credits to `settled`. Times are `u32` cycles and buffers at most 65,535 phits (both validated).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct OutVc {
@@ -97,6 +98,14 @@ impl OutVc {
     #[inline]
     pub fn consume(&mut self, len: u32) {
         self.settled -= len as i32;
+    }
+
+    /// Give back `len` credits at once (`router.credit_return = "packet"`); no ramp is used
+    /// then, so `drain_len` stays 0.
+    #[inline]
+    pub fn refund(&mut self, len: u32) {
+        debug_assert_eq!(self.drain_len, 0);
+        self.settled += len as i32;
     }
 
     /// Start a new ramp at `now`; the previous one has ended (drains are serial).
@@ -217,6 +226,19 @@ mod tests {
         o.start_drain(108, 8);
         assert_eq!(o.credits(108), 25);
         assert_eq!(o.credits(200), 32);
+    }
+
+    #[test]
+    fn packet_refund_returns_everything_at_once() {
+        let mut o = OutVc::new(32);
+        o.consume(8);
+        o.consume(8);
+        o.refund(8);
+        assert_eq!(o.credits(0), 24);
+        assert_eq!(o.occupancy(0), 8);
+        // Ready now for what it holds, never (without another refund) for more.
+        assert_eq!(o.ready_at(24), 0);
+        assert_eq!(o.ready_at(25), u64::MAX);
     }
 
     #[test]
