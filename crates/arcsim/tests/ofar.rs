@@ -1098,43 +1098,52 @@ fn bcm_escape_lets_injected_packets_enter_the_escape_network() {
     }
 }
 
+/// FOGSim's 2014 example configuration on h = 4 (1,056 nodes), 5,000 + 5,000 cycles, plus
+/// `extra`: the settings of the FOGSim reference runs
+/// (docs/reproductions/ofar-fogsim/fogsim-oracle-h4.txt), without an escape ring, which
+/// FOGSim's one-way embedded ring does not provide.
+fn fogsim_example(extra: &[&str]) -> RunResult {
+    let mut sets = FOGSIM.to_vec();
+    sets.extend_from_slice(&[
+        "topology.p=4",
+        "topology.a=8",
+        "topology.h=4",
+        "router.injection_priority=transit-first",
+        "router.vcs_injection=3",
+        "router.buffer_injection=1000",
+        "router.injection_vc=destination",
+        "router.allocator_iterations=2",
+        "routing.escape=none",
+        "routing.misroute_threshold=0.7",
+        "routing.misroute_trigger=granted",
+        "routing.busy_minimal=wait",
+        "routing.misroute_congested_global={}",
+        "simulation.warmup_cycles=5000",
+        "simulation.measure_cycles=5000",
+    ]);
+    sets.extend_from_slice(extra);
+    arcsim::run(&config(&sets)).unwrap_or_else(|e| panic!("{extra:?}: {e}"))
+}
+
 #[test]
 fn light_advg2_latency_matches_fogsim_only_with_credits_returned_per_packet() {
-    // FOGSim itself (2014 source, its example configuration: h = 4, 2 allocator iterations,
+    // FOGSim itself (2014 source, its example configuration: 2 allocator iterations,
     // threshold 70%, the 2014 trigger, the congested-global restriction with its 5-packet
-    // margin, no usable escape ring) gives 224.0 cycles under ADVG+2 at load 0.12
-    // (docs/reproductions/ofar-fogsim/fogsim-oracle-h4.txt). Its restriction applies to hops
-    // on VC 0, the VC with the most credits and the first on ties; FOGSim moves a packet as
-    // one flit and returns its credits at once, so the two global VCs tie often, VC 0 takes
-    // the packet granted first and VC 1 is left emptier for the rest: the restriction seldom
-    // holds packets back. With credits coming back phit by phit the tie is rare and packets
-    // wait for the minimal link about 50 cycles longer.
+    // margin, no usable escape ring) gives 224.0 cycles under ADVG+2 at load 0.12. Its
+    // restriction applies to hops on VC 0, the VC with the most credits and the first on
+    // ties; FOGSim moves a packet as one flit and returns its credits at once, so the two
+    // global VCs tie often, VC 0 takes the packet granted first and VC 1 is left emptier for
+    // the rest: the restriction seldom holds packets back. With credits coming back phit by
+    // phit the tie is rare and packets wait for the minimal link about 50 cycles longer.
     let at = |credits: &str| {
         let ret = format!("router.credit_return={credits}");
-        let mut sets = FOGSIM.to_vec();
-        sets.extend_from_slice(&[
-            "topology.p=4",
-            "topology.a=8",
-            "topology.h=4",
-            "router.injection_priority=transit-first",
-            "router.vcs_injection=3",
-            "router.buffer_injection=1000",
-            "router.injection_vc=destination",
-            "router.allocator_iterations=2",
+        fogsim_example(&[
             &ret,
             "routing.algorithm=ofar",
-            "routing.escape=none",
-            "routing.misroute_threshold=0.7",
-            "routing.misroute_trigger=granted",
-            "routing.busy_minimal=wait",
-            "routing.misroute_congested_global={}",
             "traffic.pattern=adv-global",
             "traffic.offset=2",
             "traffic.load=0.12",
-            "simulation.warmup_cycles=5000",
-            "simulation.measure_cycles=5000",
-        ]);
-        arcsim::run(&config(&sets)).unwrap_or_else(|e| panic!("{credits}: {e}"))
+        ])
     };
     let (packet, phit) = (at("packet"), at("phit"));
     let fogsim = 224.0;
@@ -1160,4 +1169,45 @@ fn light_advg2_latency_matches_fogsim_only_with_credits_returned_per_packet() {
             r.accepted_load
         );
     }
+}
+
+#[test]
+fn pb_with_fogsims_flags_matches_fogsim_under_advg2() {
+    // FOGSim's PB flags a global channel when its VC 0 holds more than 125% of the mean of
+    // its router's global channels (plus 5 packets); it has no utilisation test. Under ADVG+2
+    // at full load FOGSim's PB accepts 0.334 and no switch starves (its fewest injections:
+    // 495 packets in the window). arcsim's default flags (twice the mean, or busy 90% of the
+    // time) flag the gateway's other global channels too, and a router starves.
+    let at = |flags: &[&str]| {
+        fogsim_example(
+            &[
+                &[
+                    "router.credit_return=packet",
+                    "routing.algorithm=pb",
+                    "traffic.pattern=adv-global",
+                    "traffic.offset=2",
+                    "traffic.load=1.0",
+                ],
+                flags,
+            ]
+            .concat(),
+        )
+    };
+    let fogsim_flags = at(&["routing.pb_factor=1.25", "routing.pb_utilisation=false"]);
+    let default_flags = at(&[]);
+    let fewest = |r: &RunResult| r.injected_per_router.iter().copied().min().unwrap_or(0);
+    eprintln!(
+        "PB ADVG+2 1.0: FOGSim's flags {:.4} (fewest injections {}), default {:.4} ({}); FOGSim 0.334 (495)",
+        fogsim_flags.accepted_load,
+        fewest(&fogsim_flags),
+        default_flags.accepted_load,
+        fewest(&default_flags)
+    );
+    assert!(
+        (fogsim_flags.accepted_load - 0.334).abs() < 0.03 * 0.334,
+        "{}",
+        fogsim_flags.accepted_load
+    );
+    assert!(fewest(&fogsim_flags) > 300);
+    assert!(default_flags.accepted_load < 0.92 * fogsim_flags.accepted_load);
 }

@@ -378,6 +378,10 @@ pub struct RoutingConfig {
     pub pb_factor: f64,
     /// PB: cycles between samples of the flags; a group sees flags one to two periods old.
     pub pb_period: u64,
+    /// PB: a global channel busy at least 90% of the recent periods is flagged too, whatever
+    /// its occupancy. Written only when false (runs stored before the key keep their identity).
+    #[serde(skip_serializing_if = "is_true")]
+    pub pb_utilisation: bool,
     /// When false, every hop may use any VC: NOT deadlock-free. Exists to study deadlock and
     /// to exercise the watchdog.
     pub ordered_vcs: bool,
@@ -497,6 +501,7 @@ impl Default for RoutingConfig {
             ugal_threshold: 0.0,
             pb_factor: 2.0,
             pb_period: 10,
+            pb_utilisation: true,
             ordered_vcs: true,
             misroute_threshold: 0.9,
             escape: EscapeKind::Ring,

@@ -158,6 +158,7 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
                 cfg.routing.ugal_threshold,
                 cfg.routing.pb_factor,
                 cfg.routing.pb_period,
+                cfg.routing.pb_utilisation,
                 cfg.router.packet_length,
             ),
         )),

@@ -2,7 +2,8 @@
 //! adaptive routing of seed 001).
 //!
 //! Every router flags each of its global channels as saturated when the link was busy at least
-//! 90% of the time (smoothed over about four periods), or its occupancy (seen through credits) exceeds `pb_factor` times
+//! 90% of the time (smoothed over about four periods; `routing.pb_utilisation = false` drops
+//! this test, as FOGSim, the simulator of seed 001, has it), or its occupancy (seen through credits) exceeds `pb_factor` times
 //! the mean occupancy of the router's global channels (and at least one packet). The
 //! utilisation test matters for input-queued routers: a saturated link drains its downstream
 //! buffer at line rate, so its credits look healthy while packets queue at the gateway's inputs. Routers share these flags with the rest of their group
@@ -34,6 +35,8 @@ pub struct PiggybackRouting {
     pub threshold: f64,
     pub factor: f64,
     pub period: u64,
+    /// Flag a channel busy at least `BUSY` of the time (`routing.pb_utilisation`).
+    pub utilisation: bool,
     /// A channel holding less than one packet is never flagged.
     pub packet_length: u32,
     /// Flags as the group sees them (`[group * a*h + link]`) and the newest sample, which
@@ -53,6 +56,7 @@ impl PiggybackRouting {
         threshold: f64,
         factor: f64,
         period: u64,
+        utilisation: bool,
         packet_length: u32,
     ) -> PiggybackRouting {
         let n = df.g * df.a * df.h;
@@ -62,6 +66,7 @@ impl PiggybackRouting {
             threshold,
             factor,
             period,
+            utilisation,
             packet_length,
             seen: RefCell::new(vec![false; n]),
             sampled: RefCell::new(vec![false; n]),
@@ -125,8 +130,8 @@ impl Routing for PiggybackRouting {
                 let busy = sent as f64 / self.period as f64;
                 let u = &mut util[gp];
                 *u += 0.25 * (busy - *u);
-                sampled[g * df.a * df.h + i * df.h + k] =
-                    *u >= BUSY || (qk as f64 > self.factor * mean && qk as f64 >= one_packet);
+                sampled[g * df.a * df.h + i * df.h + k] = (self.utilisation && *u >= BUSY)
+                    || (qk as f64 > self.factor * mean && qk as f64 >= one_packet);
             }
         }
     }
