@@ -91,13 +91,6 @@ fn min_under_advg1_is_limited_by_one_global_link() {
     assert_eq!(r.misrouted_fraction, 0.0);
 }
 
-/// With the palm-tree arrangement, the packets of source group S that VAL sends through
-/// intermediate group I land on the router holding I's link to S and leave from the router
-/// holding I's link to S+h, which is always the previous router: all the traffic landing on
-/// router k continues over the single local link k -> k-1. Every packet crosses one such link,
-/// and there are a*g of them for a*g*p nodes: accepted <= 1/p = 1/h (hard bound). The same
-/// links also carry part of the first and last local hops, so the fluid bound is lower still.
-/// VAL-any spreads the hop inside the intermediate group over random routers and escapes it.
 /// A global buffer smaller than the link's credit round trip caps MIN under ADVG+1 below
 /// one phit per cycle on its one global link. With `router.credit_return = "packet"` each
 /// credit is held exactly 2 L_g cycles (out over the link, back a link delay after the head
@@ -110,8 +103,11 @@ fn credit_return_sets_the_bound_of_a_global_buffer_below_the_round_trip() {
     let (b, lg, len) = (64.0, 100.0, 8.0);
     let nodes_per_group = (A * P) as f64;
     let at = |mode: &str| {
-        let ret = format!("router.credit_return={mode}");
-        let cfg = network_with("min", "adv-global", 1, &["router.buffer_global=64", &ret]);
+        let (buf, ret) = (
+            format!("router.buffer_global={b}"),
+            format!("router.credit_return={mode}"),
+        );
+        let cfg = network_with("min", "adv-global", 1, &[&buf, &ret]);
         run(&cfg).accepted_load
     };
     let (packet, phit) = (at("packet"), at("phit"));
@@ -132,6 +128,13 @@ fn credit_return_sets_the_bound_of_a_global_buffer_below_the_round_trip() {
     );
 }
 
+/// With the palm-tree arrangement, the packets of source group S that VAL sends through
+/// intermediate group I land on the router holding I's link to S and leave from the router
+/// holding I's link to S+h, which is always the previous router: all the traffic landing on
+/// router k continues over the single local link k -> k-1. Every packet crosses one such link,
+/// and there are a*g of them for a*g*p nodes: accepted <= 1/p = 1/h (hard bound). The same
+/// links also carry part of the first and last local hops, so the fluid bound is lower still.
+/// VAL-any spreads the hop inside the intermediate group over random routers and escapes it.
 #[test]
 fn val_and_val_any_under_advg_h() {
     let (_, val1) = saturated("val", "adv-global", 1);

@@ -41,7 +41,8 @@ impl InVc {
 /// plus the current ramp that started at `drain_start` and returns `drain_len` credits.
 /// `settled` may dip below zero while a packet is sent on credits still arriving on the ramp.
 /// With `router.credit_return = "packet"` there are no ramps: [`OutVc::refund`] adds a whole
-/// packet's credits to `settled`. Times are `u32` cycles and buffers at most 65,535 phits (both validated).
+/// packet's credits to `settled`. Times are `u32` cycles and buffers at most 65,535 phits
+/// (both validated).
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct OutVc {
