@@ -446,10 +446,11 @@ pub struct RoutingConfig {
     /// freedom. BCM always keeps them out. Written only when false, like `escape_patience`.
     #[serde(skip_serializing_if = "is_true")]
     pub escape_from_injection: bool,
-    /// BCM: a packet in an injection queue whose canonical outputs are full may enter the
-    /// escape network, if the escape VC keeps BCM's bubble (FOGSim, the simulator of seed
-    /// 001). false (default): BCM keeps injected packets out of the escape network. Written
-    /// only when true.
+    /// BCM: a packet in an injection queue whose minimal output has no room for it (and no
+    /// non-minimal output takes it) may enter the escape network, if the escape VC keeps
+    /// BCM's bubble (FOGSim, the simulator of seed 001); room for the packet but not for the
+    /// bubble means waiting. false (default): BCM keeps injected packets out of the escape
+    /// network. Written only when true.
     #[serde(skip_serializing_if = "is_false")]
     pub bcm_escape: bool,
     /// OFAR: which unavailable minimal outputs start a search for a non-minimal one.

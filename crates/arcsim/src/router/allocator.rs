@@ -4,8 +4,9 @@
 //! Each iteration: every unmatched input port whose crossbar input is free picks one of its
 //! VCs whose head packet can go somewhere (an output that is idle, not yet matched this cycle,
 //! with a VC holding credits for the whole packet); every output picks one requesting input.
-//! Losers retry in the next iteration against the outputs still free. The routing is asked
-//! again at each iteration, so in-transit adaptive routing sees the current credits.
+//! Losers retry in the next iteration against the outputs still free (every unmatched input,
+//! for a routing whose paths open when another input is granted its output). The routing is
+//! asked again at each iteration, so in-transit adaptive routing sees the current credits.
 
 use super::arbiter::{pick_lrs, pick_min_key, pick_round_robin};
 use crate::config::{ArbiterKind, VcSelection};
@@ -129,8 +130,12 @@ impl<R: Routing> Simulation<R> {
                 }
             }
             // An input without a request cannot get one later in this cycle: outputs only
-            // become taken. Only the losers try again.
-            inputs = requested;
+            // become taken. Only the losers try again, unless a taken output can open a
+            // path (a misroute triggered by another input's grant, as FOGSim re-asks every
+            // unserved input at each iteration).
+            if !self.routing.grants_open_paths() {
+                inputs = requested;
+            }
             while any_out != 0 {
                 let o = any_out.trailing_zeros() as usize;
                 any_out &= any_out - 1;

@@ -242,6 +242,14 @@ pub trait Routing {
     fn state_dependent(&self) -> bool {
         false
     }
+    /// Whether an output granted to another input can give a packet a candidate it did not
+    /// have earlier in the same allocation (OFAR with `misroute_trigger = "granted"` misroutes
+    /// only around a minimal output granted to another input). The allocator then asks
+    /// every unmatched input again at each iteration, not only those that lost a request.
+    #[inline]
+    fn grants_open_paths(&self) -> bool {
+        false
+    }
     /// Whether `route` reads [`RouteCtx::head_wait`]. The engine keeps the per-VC time it
     /// needs only for algorithms that do. Must not change during a run. Inlined, so that
     /// the bookkeeping disappears from the engines of algorithms that return a constant false.

@@ -407,6 +407,11 @@ impl Routing for OfarRouting {
     }
 
     #[inline]
+    fn grants_open_paths(&self) -> bool {
+        self.misroute_only_when_granted
+    }
+
+    #[inline]
     fn reads_head_wait(&self) -> bool {
         self.escape_patience > 0
     }
@@ -556,8 +561,14 @@ impl Routing for OfarRouting {
         // A packet already on the escape network moves on freely; entering it can be made to
         // wait `escape_patience` cycles (not in seed 001: section 3.3 diverts packets as soon
         // as every canonical output is unavailable, which is the default 0).
-        let may_escape =
-            || !stay_out && (flags & IN_ESCAPE != 0 || ctx.head_wait >= self.escape_patience);
+        // Under BCM (with `bcm_escape`) an injection diverts only when the minimal output has
+        // no room for the packet itself, as FOGSim: room for it without BCM's bubble means
+        // waiting for the bubble, not leaving the canonical network.
+        let may_escape = || {
+            !stay_out
+                && (flags & IN_ESCAPE != 0 || ctx.head_wait >= self.escape_patience)
+                && !(bcm && ctx.has_room(min_port, lo as usize, hi as usize, len))
+        };
         if min_room {
             // Lost the minimal output to another input this cycle: try it again next cycle.
             out.push(min_cand);
