@@ -133,6 +133,10 @@ impl<R: Routing> Simulation<R> {
             // become taken. Only the losers try again, unless a taken output can open a
             // path (a misroute triggered by another input's grant, as FOGSim re-asks every
             // unserved input at each iteration).
+            debug_assert!(
+                !self.routing.grants_open_paths() || self.routing.state_dependent(),
+                "grants_open_paths needs a state-dependent routing"
+            );
             if !self.routing.grants_open_paths() {
                 inputs = requested;
             }

@@ -246,6 +246,8 @@ pub trait Routing {
     /// have earlier in the same allocation (OFAR with `misroute_trigger = "granted"` misroutes
     /// only around a minimal output granted to another input). The allocator then asks
     /// every unmatched input again at each iteration, not only those that lost a request.
+    /// Only for a [`Routing::state_dependent`] routing: the allocator's sleep shortcuts for
+    /// the others assume a blocked head's candidates never change within a cycle.
     #[inline]
     fn grants_open_paths(&self) -> bool {
         false

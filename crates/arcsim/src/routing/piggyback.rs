@@ -3,10 +3,11 @@
 //!
 //! Every router flags each of its global channels as saturated when the link was busy at least
 //! 90% of the time (smoothed over about four periods; `routing.pb_utilisation = false` drops
-//! this test, as FOGSim, the simulator of seed 001, has it), or its occupancy (seen through credits) exceeds `pb_factor` times
-//! the mean occupancy of the router's global channels (and at least one packet). The
-//! utilisation test matters for input-queued routers: a saturated link drains its downstream
-//! buffer at line rate, so its credits look healthy while packets queue at the gateway's inputs. Routers share these flags with the rest of their group
+//! this test, as FOGSim, the simulator of seed 001, has it), or its occupancy (seen through
+//! credits) exceeds `pb_factor` times the mean occupancy of the router's global channels (and
+//! at least one packet). The utilisation test matters for input-queued routers: a saturated
+//! link drains its downstream buffer at line rate, so its credits look healthy while packets
+//! queue at the gateway's inputs. Routers share these flags with the rest of their group
 //! piggybacked on local traffic, which this model represents as a sample taken every
 //! `pb_period` cycles and published one period later: the source router sees flags between one
 //! and two periods old. At injection the source router sends the packet along a Valiant path
