@@ -228,3 +228,46 @@ fn below_saturation_accepted_equals_offered() {
         );
     }
 }
+
+/// The time series covers the simulated cycles and nothing more, and its windows account for
+/// every generated packet and every delivered phit (a delivery is stamped with its tail's
+/// arrival, which can lie past the last cycle: those few tails are the only phits a window
+/// may miss, at most one packet per node).
+#[test]
+fn series_windows_cover_the_run_and_add_up() {
+    let cfg = small(&[
+        "routing.algorithm=min",
+        "traffic.load=0.8",
+        "simulation.warmup_cycles=1000",
+        "simulation.measure_cycles=3000",
+        "simulation.series_window=250",
+    ]);
+    let r = common::run(&cfg);
+    let s = r.series.as_ref().expect("series requested");
+    let nodes = 72.0;
+    let len = 8.0;
+    assert_eq!(r.cycles, 4000);
+    assert_eq!(
+        s.points.len(),
+        16,
+        "4,000 cycles in 250-cycle windows; a window past the run's end is not a window"
+    );
+    for (i, p) in s.points.iter().enumerate() {
+        assert_eq!(p.cycle, i as u64 * 250);
+    }
+    let per_window = |f: fn(&arcsim::stats::SeriesPoint) -> f64| -> f64 {
+        s.points.iter().map(|p| f(p) * nodes * 250.0).sum()
+    };
+    let generated = per_window(|p| p.generated_load) / len;
+    assert!(
+        (generated - r.packets.generated as f64).abs() < 0.5,
+        "series generated {generated} packets, the run {}",
+        r.packets.generated
+    );
+    let delivered_phits = per_window(|p| p.accepted_load);
+    let all = r.packets.delivered as f64 * len;
+    assert!(
+        delivered_phits <= all + 0.5 && delivered_phits >= all - nodes * len - 0.5,
+        "series delivered {delivered_phits} phits, the run {all}"
+    );
+}

@@ -340,7 +340,8 @@ fn ecm_with_the_ring_holds_under_advg_h_where_bcm_collapses() {
     // The experiment settings (experiments/ofar/base.toml: port occupancy, waiting for a busy
     // minimal output, committed MM+L hop, transit first) with 2/1(+1) VCs and ring A under
     // ADVG+h at full load: BCM lets the canonical network jam and the ring carry everything,
-    // ECM stops injections in time and holds (docs/reproductions/ofar.md, Fig. 10 at h = 6).
+    // ECM stops injections in time and holds (docs/reproductions/ofar-history.md, Fig. 10 at
+    // h = 6).
     let at = |cm: &str| {
         let c = format!("routing.congestion={cm}");
         let mut sets = EXPERIMENT.to_vec();
@@ -750,7 +751,7 @@ fn ofar_l_without_the_mml_local_hop_does_not_clog_at_h6() {
     // past saturation: source-group misroutes taken from local queues compete as transit
     // traffic for the global links, fill the intermediate groups' global input buffers with
     // packets for the R_k -> R_{k-1} bottleneck and block the exit routers' global outputs
-    // (docs/reproductions/ofar.md, "Why OFAR-L clogs with the committed MM+L hop"). With
+    // (docs/reproductions/ofar-history.md, "Why OFAR-L clogs with the committed MM+L hop"). With
     // `routing.ofar_l_mml = false` (no non-minimal local hop at all, seed 001 §4) it holds
     // about 1/h. The h = 6 network of the paper, 5,000 + 5,000 cycles.
     let at = |mml: bool| {
@@ -917,7 +918,8 @@ fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_ov
     );
 }
 
-/// FOGSim's router and OFAR readings (docs/reproductions/ofar.md, "What FOGSim's source says").
+/// FOGSim's router and OFAR readings (docs/reproductions/ofar-history.md, "What FOGSim's source
+/// says").
 /// Its 2015 misrouting trigger (minimal output granted, full or busy; `CGA` with `ThMin = 0`)
 /// is the library default; its 2014 code's is `misroute_trigger = "granted"` with
 /// `busy_minimal = "wait"`.

@@ -280,7 +280,7 @@ pub enum EcmRule {
     All,
     /// At least one of them. Not in seed 001: a tree router receives on several escape
     /// buffers, and "all above threshold" rarely holds there while the canonical buffers
-    /// fill (docs/reproductions/ofar.md, Fig. 5 at h = 6).
+    /// fill (docs/reproductions/ofar-history.md, Fig. 5 at h = 6).
     Any,
 }
 

@@ -992,11 +992,19 @@ impl<R: Routing> Simulation<R> {
             v.chunks(a).map(|ch| ch.iter().sum()).collect()
         };
         let series = c.series.as_ref().map(|s| {
+            // A delivery is stamped with its tail's arrival, which can lie past the last
+            // simulated cycle; the windows stop at the end of the run (the burst's last tail).
+            let end = if burst {
+                (self.last_tail + 1).max(self.now)
+            } else {
+                self.now
+            };
             let windows = s
                 .delivered_phits
                 .len()
                 .max(s.generated.len())
-                .max(s.lat_count.len());
+                .max(s.lat_count.len())
+                .min(end.div_ceil(s.width) as usize);
             let get = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
             Series {
                 window_cycles: s.width,

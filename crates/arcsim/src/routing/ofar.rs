@@ -497,8 +497,8 @@ impl Routing for OfarRouting {
         let min_available = if self.wait_busy_minimal {
             // Waiting keeps a saturated minimal link sending back to back; with a cap, a
             // busy output whose queue is already long counts as unavailable, so that the
-            // link is not driven faster than its far end drains (docs/reproductions/ofar.md,
-            // item 9: the drift under light ADVG+2).
+            // link is not driven faster than its far end drains
+            // (docs/reproductions/ofar-history.md, item 9: the drift under light ADVG+2).
             !ctx.granted(min_port)
                 && (self.busy_wait_max >= 1.0
                     || ctx.output_idle(min_port)
