@@ -1270,3 +1270,53 @@ fn pb_with_fogsims_flags_matches_fogsim_under_advg2() {
     assert!(fewest(&fogsim_flags) > 300);
     assert!(default_flags.accepted_load < 0.92 * fogsim_flags.accepted_load);
 }
+
+#[test]
+fn ecm_on_a_two_way_ring_matches_fogsim_and_seldom_throttles_under_advg2() {
+    // Seed 001 Fig. 10's Ring+ECM, 2/1(+1), ADVG+2 at full load, on FOGSim's settings.
+    // FOGSim's one-way embedded ring has no escape buffers, so its working ring (and the
+    // paper's) is the two-way one: FOGSim accepts 0.3234 there. Under ADVG nearly every
+    // escape hop goes one way round; ECM waits for *every* escape buffer of the router to pass
+    // 20%, and the other direction's stay nearly empty, so ECM seldom stops an injection and
+    // Ring+ECM stays well above Ring+BCM (FOGSim 0.2723). With a one-way ring ECM watches one
+    // buffer, which fills, and throttles.
+    let at = |cm: &[&str], direction: &str| {
+        let dir = format!("routing.ring_direction={direction}");
+        let mut sets = vec![
+            "router.credit_return=packet",
+            "router.vcs_local=2",
+            "router.vcs_global=1",
+            "routing.algorithm=ofar",
+            "routing.escape=ring",
+            dir.as_str(),
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=1.0",
+        ];
+        sets.extend_from_slice(cm);
+        fogsim_example(&sets)
+    };
+    let ecm = ["routing.congestion=ecm", "routing.ecm_buffers=downstream"];
+    let bcm = ["routing.congestion=bcm", "routing.bcm_escape=true"];
+    let (two_way, one_way, bcm) = (at(&ecm, "both"), at(&ecm, "ascending"), at(&bcm, "both"));
+    eprintln!(
+        "Ring+ECM ADVG+2 1.0, FOGSim's settings: two-way {:.4}, one-way {:.4}; Ring+BCM {:.4}; FOGSim 0.3234 and 0.2723",
+        two_way.accepted_load, one_way.accepted_load, bcm.accepted_load
+    );
+    assert!(
+        (two_way.accepted_load - 0.3234).abs() < 0.02 * 0.3234,
+        "two-way Ring+ECM {:.4} against FOGSim's 0.3234",
+        two_way.accepted_load
+    );
+    assert!(
+        (bcm.accepted_load - 0.2723).abs() < 0.02 * 0.2723,
+        "Ring+BCM {:.4} against FOGSim's 0.2723",
+        bcm.accepted_load
+    );
+    assert!(
+        two_way.accepted_load > 1.1 * one_way.accepted_load,
+        "two-way {:.4} not clearly above one-way {:.4}",
+        two_way.accepted_load,
+        one_way.accepted_load
+    );
+}
