@@ -1303,16 +1303,15 @@ fn ecm_on_a_two_way_ring_matches_fogsim_and_seldom_throttles_under_advg2() {
         "Ring+ECM ADVG+2 1.0, FOGSim's settings: two-way {:.4}, one-way {:.4}; Ring+BCM {:.4}; FOGSim 0.3234 and 0.2723",
         two_way.accepted_load, one_way.accepted_load, bcm.accepted_load
     );
-    assert!(
-        (two_way.accepted_load - 0.3234).abs() < 0.02 * 0.3234,
-        "two-way Ring+ECM {:.4} against FOGSim's 0.3234",
-        two_way.accepted_load
-    );
-    assert!(
-        (bcm.accepted_load - 0.2723).abs() < 0.02 * 0.2723,
-        "Ring+BCM {:.4} against FOGSim's 0.2723",
-        bcm.accepted_load
-    );
+    for (what, got, fogsim) in [
+        ("two-way Ring+ECM", two_way.accepted_load, 0.3234),
+        ("Ring+BCM", bcm.accepted_load, 0.2723),
+    ] {
+        assert!(
+            (got - fogsim).abs() < 0.02 * fogsim,
+            "{what} {got:.4} against FOGSim's {fogsim}"
+        );
+    }
     assert!(
         two_way.accepted_load > 1.1 * one_way.accepted_load,
         "two-way {:.4} not clearly above one-way {:.4}",
