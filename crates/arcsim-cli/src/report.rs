@@ -113,6 +113,20 @@ pub fn print_summary(r: &RunResult) {
             "burst           {} packets/node consumed in {} cycles",
             b.packets_per_node, b.consumption_cycles
         );
+        if let (Some(&first), Some(&last)) = (
+            b.finished_per_router.iter().min(),
+            b.finished_per_router.iter().max(),
+        ) {
+            let mut f = b.finished_per_router.clone();
+            f.sort_unstable();
+            println!(
+                "routers done    first {}  median {}  90% {}  last {} cycles",
+                first,
+                f[(f.len() - 1) / 2],
+                f[(f.len() * 9).div_ceil(10) - 1],
+                last
+            );
+        }
     } else {
         println!(
             "load            offered {:.4}  generated {:.4}  accepted {:.4}  phits/(node*cycle)",

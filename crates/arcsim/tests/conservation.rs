@@ -180,6 +180,12 @@ fn burst_delivers_everything() {
             "{routing}: burst consumed in {} cycles, faster than the injection link allows",
             b.consumption_cycles
         );
+        // Every router's nodes finish, none before its own injection links allow, and the
+        // burst ends with the last of them.
+        let f = &b.finished_per_router;
+        assert_eq!(f.len(), r.injected_per_router.len(), "{routing}");
+        assert!(f.iter().all(|&c| c >= 30 * 8), "{routing}: {f:?}");
+        assert_eq!(f.iter().max(), Some(&b.consumption_cycles), "{routing}");
         let a = sim.audit();
         check(&a, routing);
         assert_eq!(

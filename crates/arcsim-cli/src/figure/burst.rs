@@ -35,11 +35,15 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         "max_hops",
         "hops_mean",
         "escape_entered_fraction",
+        "median_router_done_cycles",
         "failed",
     ])?;
     let groups: Vec<String> = plan.panels.iter().map(|p| p.1.clone()).collect();
     // Longest path per panel and curve (None: not consumed), for the second table.
     let mut longest: Vec<Vec<Option<u64>>> = Vec::new();
+    // When half the routers had all their packets delivered, relative to the baseline's
+    // consumption time (None: not consumed), for the third table.
+    let mut half_done: Vec<Vec<Option<f64>>> = Vec::new();
     let mut series: Vec<BarSeries> = spec
         .curve
         .iter()
@@ -69,6 +73,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             .map(|e| e.mean);
         write!(report, "{:<16}", truncate(ptitle, 16))?;
         longest.push(Vec::new());
+        half_done.push(Vec::new());
         let mut hop_curves = Vec::new();
         let mut hop_csv = csv::Writer::from_path({
             std::fs::create_dir_all(out.join(pname))?;
@@ -99,6 +104,11 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     )?;
                     let max_hops = r.runs.iter().map(|x| x.hops.max).max().unwrap_or(0);
                     longest[pi].push(Some(max_hops));
+                    let median_done = median_router_done(&r.runs);
+                    half_done[pi].push(match (median_done, base) {
+                        (Some(m), Some(b)) if b > 0.0 => Some(m / b),
+                        _ => None,
+                    });
                     let hist = pooled_histogram(&r.runs);
                     let total: u64 = hist.iter().sum();
                     let mut pts = Vec::new();
@@ -153,6 +163,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                         max_hops.to_string(),
                         format!("{:.4}", r.hops_mean.mean),
                         format!("{escape:.6}"),
+                        median_done.map_or(String::new(), |m| format!("{m:.1}")),
                         String::new(),
                     ])?;
                 }
@@ -161,10 +172,12 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     series[ci].values.push(f64::INFINITY);
                     series[ci].errors.push(f64::NAN);
                     longest[pi].push(None);
+                    half_done[pi].push(None);
                     write!(report, " {:>18}", "not consumed")?;
                     w.write_record([
                         pname.clone(),
                         label.clone(),
+                        String::new(),
                         String::new(),
                         String::new(),
                         String::new(),
@@ -237,6 +250,23 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         }
         writeln!(report)?;
     }
+    // A burst ends with its slowest router: this table tells a slow tail (a few routers
+    // starved) from a slow bulk.
+    writeln!(
+        report,
+        "\nhalf of the routers done (their nodes' last packet delivered), relative to {base_label}'s consumption time"
+    )?;
+    table_header(report, spec)?;
+    for (pi, (_, ptitle)) in plan.panels.iter().enumerate() {
+        write!(report, "{:<16}", truncate(ptitle, 16))?;
+        for m in &half_done[pi] {
+            match m {
+                Some(m) => write!(report, " {m:>18.3}")?,
+                None => write!(report, " {:>18}", "-")?,
+            }
+        }
+        writeln!(report)?;
+    }
     grouped_bar_plot(
         &out.join("bursts"),
         &PlotSpec {
@@ -256,6 +286,21 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
 /// goes down to one packet in millions, which a fixed six decimals would write as 0.
 fn hop_share(n: u64, total: u64) -> String {
     format!("{:.4e}", n as f64 / total.max(1) as f64)
+}
+
+/// The cycle by which half the routers had all their nodes' packets delivered, averaged over
+/// the seeds of a cell (None if a run does not record it).
+fn median_router_done(runs: &[RunResult]) -> Option<f64> {
+    let mut sum = 0.0;
+    for r in runs {
+        let mut f = r.burst.as_ref()?.finished_per_router.clone();
+        if f.is_empty() {
+            return None;
+        }
+        f.sort_unstable();
+        sum += f[(f.len() - 1) / 2] as f64;
+    }
+    (!runs.is_empty()).then(|| sum / runs.len() as f64)
 }
 
 /// Hop histogram summed over the seeds of a cell.

@@ -261,6 +261,8 @@ pub struct Simulation<R: Routing> {
     change: Option<(u64, Pattern, Injection)>,
     burst_left: Vec<u64>,
     burst_total: u64,
+    /// Burst mode: per router, one past the last tail of a packet its nodes sent.
+    burst_done: Vec<u64>,
     /// router.injection_vc = "destination" (empty otherwise): a packet's injection VC
     /// follows from its destination, and a burst packet whose VC is full waits here (per
     /// node, `NO_DST` if none) so that the pattern's order of destinations is kept.
@@ -463,6 +465,7 @@ impl<R: Routing> Simulation<R> {
                 Vec::new()
             },
             burst_total: 0,
+            burst_done: Vec::new(),
             last_tail: 0,
             collector: Collector::new(ws, we, routers, sim.series_window),
             generated: 0,
@@ -492,6 +495,7 @@ impl<R: Routing> Simulation<R> {
             Injection::Bernoulli { load } => self.schedule_all_generation(load),
             Injection::Burst { packets } => {
                 self.burst_total = packets * self.net.num_terminals() as u64;
+                self.burst_done = vec![0; self.net.num_routers()];
                 for n in 0..self.net.num_terminals() {
                     self.burst_left[n] = packets;
                     while self.burst_left[n] > 0 && self.try_generate(n) {
@@ -908,6 +912,12 @@ impl<R: Routing> Simulation<R> {
                 let tail = now + len - 1 + pout.latency as u64;
                 self.collector.on_deliver(tail, &p, r);
                 self.last_tail = self.last_tail.max(tail);
+                if let Some(d) = self
+                    .burst_done
+                    .get_mut(self.net.attach[p.src as usize].0 as usize)
+                {
+                    *d = (*d).max(tail + 1);
+                }
                 self.delivered += 1;
                 self.pool.release(id);
             }
@@ -1082,6 +1092,7 @@ impl<R: Routing> Simulation<R> {
             burst: burst.then(|| Burst {
                 packets_per_node: self.burst_total / self.net.num_terminals() as u64,
                 consumption_cycles: self.last_tail + 1,
+                finished_per_router: self.burst_done.clone(),
             }),
             series,
             cycles: self.now,

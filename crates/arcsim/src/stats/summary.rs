@@ -113,6 +113,10 @@ pub struct Burst {
     pub packets_per_node: u64,
     /// Cycles from the start until the last packet's tail was received.
     pub consumption_cycles: u64,
+    /// For every router, the cycles until the last packet its nodes sent was received: a
+    /// burst ends with its slowest router, and this shows which routers lag and by how much.
+    #[serde(default)]
+    pub finished_per_router: Vec<u64>,
 }
 
 /// Everything a run reports. `wall_seconds`, `cycles_per_second` and `packet_hops_per_second`
