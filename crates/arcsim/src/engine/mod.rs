@@ -50,6 +50,10 @@ pub trait Simulator {
     fn now(&self) -> u64;
     /// Count every packet where it physically is and check it against the counters.
     fn audit(&self) -> Audit;
+    /// Testing: make the allocator ask every unmatched input again at every iteration,
+    /// without the [`RouteCtx::reopen`](crate::routing::RouteCtx) shortcut.
+    #[doc(hidden)]
+    fn set_reask_all(&mut self, on: bool);
 }
 
 /// Conservation check: where every live packet is.
@@ -286,6 +290,12 @@ pub struct Simulation<R: Routing> {
     routing_period: u64,
     pub(crate) req_scratch: [crate::router::allocator::Request; crate::router::MAX_RADIX],
     pub(crate) out_req_scratch: [u64; crate::router::MAX_RADIX],
+    /// Per input of the router being allocated: the union of its blocked heads'
+    /// [`RouteCtx::reopen`](crate::routing::RouteCtx) outputs at its last request.
+    pub(crate) reopen_scratch: [u64; crate::router::MAX_RADIX],
+    /// Re-ask every unmatched input at every iteration, ignoring `reopen` (tests compare
+    /// the two: the shortcut must not change a single result).
+    pub(crate) reask_all: bool,
     /// Per VC: the cycle its head packet first asked for an output ([`NO_TIME`]: not yet).
     /// Empty unless the routing reads [`RouteCtx::head_wait`](crate::routing::RouteCtx).
     pub(crate) head_since: Vec<u32>,
@@ -485,6 +495,8 @@ impl<R: Routing> Simulation<R> {
             routing_period,
             req_scratch: [crate::router::allocator::Request::EMPTY; crate::router::MAX_RADIX],
             out_req_scratch: [0; crate::router::MAX_RADIX],
+            reopen_scratch: [0; crate::router::MAX_RADIX],
+            reask_all: false,
             head_since,
             net,
         }
@@ -1195,6 +1207,10 @@ impl<R: Routing> Simulator for Simulation<R> {
         self.now
     }
 
+    fn set_reask_all(&mut self, on: bool) {
+        self.reask_all = on;
+    }
+
     fn audit(&self) -> Audit {
         let mut seen = vec![false; self.pool.capacity_used()];
         let mut dup = 0;
@@ -1274,6 +1290,7 @@ mod tests {
             in_vc: 0,
             taken,
             head_wait: 0,
+            reopen: 0,
             ports: &sim.ports[base..base + radix],
             vcs: &sim.vcs,
             rng: &mut sim.rng,

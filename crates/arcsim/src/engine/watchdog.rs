@@ -123,6 +123,7 @@ impl<R: Routing> Simulation<R> {
             taken: 0,
             // The watchdog asks what a head waits for after it has waited past any patience.
             head_wait: u32::MAX,
+            reopen: 0,
             ports,
             vcs: &self.vcs,
             rng: &mut self.rng,

@@ -97,6 +97,10 @@ impl<R: Routing> Simulation<R> {
         // Inputs holding packets whose crossbar input is free.
         let mut inputs = self.nonempty[r] & self.free_inputs[r] & self.awake[r];
         let mut out_done = 0u64;
+        // Inputs that made a request and outputs granted in the previous iteration.
+        let mut requested_before = 0u64;
+        let mut granted_before = 0u64;
+        let reopen_shortcut = self.routing.grants_open_paths() && !self.reask_all;
         for iteration in 0..self.iterations {
             if inputs == 0 {
                 break;
@@ -114,6 +118,16 @@ impl<R: Routing> Simulation<R> {
                     // holds their lost request: one whose one output was granted to another
                     // input sleeps, as asking again would conclude, without asking.
                     self.sleep_on_taken_output(r, base, i);
+                    continue;
+                }
+                if reopen_shortcut
+                    && iteration > 0
+                    && requested_before & (1u64 << i) == 0
+                    && self.reopen_scratch[i] & granted_before == 0
+                {
+                    // No request last time and none of the outputs whose grant could give
+                    // one of its heads a path was granted since: asking again would find
+                    // nothing (and draw no random number).
                     continue;
                 }
                 if let Some(req) = self.input_request(r, base, radix, i, out_done) {
@@ -140,6 +154,8 @@ impl<R: Routing> Simulation<R> {
             if !self.routing.grants_open_paths() {
                 inputs = requested;
             }
+            requested_before = requested;
+            let granted_earlier = out_done;
             while any_out != 0 {
                 let o = any_out.trailing_zeros() as usize;
                 any_out &= any_out - 1;
@@ -183,6 +199,7 @@ impl<R: Routing> Simulation<R> {
                 inputs &= !(1u64 << winner);
                 out_done |= 1u64 << o;
             }
+            granted_before = out_done & !granted_earlier;
         }
     }
 
@@ -255,6 +272,8 @@ impl<R: Routing> Simulation<R> {
         let mut best: Option<(u64, Request)> = None;
         // Whether some head of this input may succeed later without a wake-up.
         let mut awake = false;
+        // Outputs whose grant could give one of the heads without a candidate a path.
+        let mut reopen = 0u64;
         let mut vmask = vc_mask;
         while vmask != 0 {
             let v = vmask.trailing_zeros() as usize;
@@ -291,11 +310,13 @@ impl<R: Routing> Simulation<R> {
                 in_vc: v,
                 taken: out_done,
                 head_wait,
+                reopen: 0,
                 ports,
                 vcs: &self.vcs,
                 rng: &mut self.rng,
             };
             self.routing.route(&mut ctx, pkt, &mut self.cands);
+            let head_reopen = ctx.reopen;
             let mut found = None;
             // Earliest cycle any candidate could succeed without new credit returns, and the
             // single port whose credit returns could make it sooner.
@@ -351,6 +372,7 @@ impl<R: Routing> Simulation<R> {
                 }
             }
             let Some(req) = found else {
+                reopen |= head_reopen;
                 if self.routing.state_dependent() || watch_many {
                     self.vcs[vb + v].fifo.wake();
                     awake = true;
@@ -381,6 +403,7 @@ impl<R: Routing> Simulation<R> {
             // Every head sleeps: skip this input until an event wakes it.
             self.awake[r] &= !(1u64 << i);
         }
+        self.reopen_scratch[i] = reopen;
         best.map(|(_, q)| q)
     }
 }

@@ -109,6 +109,11 @@ pub struct RouteCtx<'a> {
     /// Cycles since this head packet first asked for an output at this router (0 unless
     /// [`Routing::reads_head_wait`]).
     pub head_wait: u32,
+    /// Set by a routing with [`Routing::grants_open_paths`]: the outputs (bit per local port)
+    /// whose grant to another input later in this allocation could give this packet a
+    /// candidate it has not got now. A packet left without a request is asked again in the
+    /// next iteration only when one of them was granted (the allocator starts it at 0).
+    pub reopen: u64,
     /// This router's ports, indexed by local port number.
     pub(crate) ports: &'a [PortState],
     /// Every VC of the network (indexed through `PortState::vc_base`).
@@ -245,7 +250,11 @@ pub trait Routing {
     /// Whether an output granted to another input can give a packet a candidate it did not
     /// have earlier in the same allocation (OFAR with `misroute_trigger = "granted"` misroutes
     /// only around a minimal output granted to another input). The allocator then asks
-    /// every unmatched input again at each iteration, not only those that lost a request.
+    /// every unmatched input again at each iteration, not only those that lost a request,
+    /// except an input left without a request none of whose heads' [`RouteCtx::reopen`]
+    /// outputs was granted since: such a routing must set `reopen` for every packet it
+    /// gives no usable candidate (within an allocation, grants only consume credits and
+    /// occupy outputs, so only the outputs it names may change its answer).
     /// Only for a [`Routing::state_dependent`] routing: the allocator's sleep shortcuts for
     /// the others assume a blocked head's candidates never change within a cycle.
     #[inline]

@@ -433,6 +433,9 @@ impl Routing for OfarRouting {
         let len = pkt.len as u32;
         let injecting = ctx.in_class == PortClass::Terminal;
         if injecting && self.congestion == CongestionKind::Ecm && self.ecm_blocks(ctx) {
+            // ECM on the router's own escape buffers lifts when a granted packet leaves one:
+            // any grant may reopen it.
+            ctx.reopen = u64::MAX;
             return;
         }
         let bcm = injecting && self.congestion == CongestionKind::Bcm;
@@ -447,6 +450,10 @@ impl Routing for OfarRouting {
             }
         };
         let (min_port, min_global) = minimal_hop(df, cur, dst).expect("not at destination");
+        // Within an allocation grants only take outputs and credits: the minimal output
+        // granted to another input (the trigger, Q_min, its room for BCM and the escape
+        // test) is the only change that can open a path this packet lacks now.
+        ctx.reopen = 1u64 << min_port;
         let reserve = reserve_for(min_global);
         let (lo, hi) = self.canonical(min_port);
         let min_cand = Candidate {
