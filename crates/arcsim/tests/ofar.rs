@@ -1342,3 +1342,66 @@ fn ecm_on_a_two_way_ring_matches_fogsim_and_seldom_throttles_under_advg2() {
         one_way.accepted_load
     );
 }
+
+#[test]
+fn advg4_bursts_match_fogsim_and_end_with_the_same_routers() {
+    // Seed 001 Fig. 8's bursts (h = 4, ADVG+4, 200 packets per node) on FOGSim's settings,
+    // OFAR and OFAR-L with FOGSim's two-way ring. FOGSim (2014 source, burst=1) consumes them
+    // in 6,215 (OFAR), 8,223 (OFAR-L) and 9,176 cycles (PB). Its last network injections, by
+    // router position in a group, show which routers the burst waits for: OFAR's position 7
+    // (5,766 on average; the exit to groups +1..+4), OFAR-L's position 0 (7,799; the entry
+    // from groups -1..-4, whose injections lose to transit packets; position 1 is done at
+    // 3,259), PB's position 7 (7,753).
+    let burst = |sets: &[&str]| {
+        let mut all = vec![
+            "traffic.burst_packets=200",
+            "traffic.pattern=adv-global",
+            "traffic.offset=4",
+            "simulation.max_cycles=100000",
+            "router.credit_return=packet",
+        ];
+        all.extend_from_slice(sets);
+        let r = fogsim_example(&all);
+        let b = r.burst.expect("a burst");
+        let a = 8;
+        let by_position: Vec<f64> = (0..a)
+            .map(|k| {
+                let v: Vec<u64> = b
+                    .finished_per_router
+                    .iter()
+                    .copied()
+                    .skip(k)
+                    .step_by(a)
+                    .collect();
+                v.iter().sum::<u64>() as f64 / v.len() as f64
+            })
+            .collect();
+        (b.consumption_cycles as f64, by_position)
+    };
+    let ring = ["routing.escape=ring", "routing.ring_direction=both"];
+    for (alg, extra, fogsim, last) in [
+        ("ofar", &ring[..], 6215.0, 7),
+        ("ofar-l", &ring[..], 8223.0, 0),
+        (
+            "pb",
+            &["routing.pb_factor=1.25", "routing.pb_utilisation=false"][..],
+            9176.0,
+            7,
+        ),
+    ] {
+        let a = format!("routing.algorithm={alg}");
+        let mut sets = vec![a.as_str()];
+        sets.extend_from_slice(extra);
+        let (cycles, pos) = burst(&sets);
+        eprintln!("{alg}: {cycles} cycles (FOGSim {fogsim}), finish by position {pos:.0?}");
+        assert!(
+            (cycles - fogsim).abs() < 0.03 * fogsim,
+            "{alg}: {cycles} cycles, FOGSim {fogsim}"
+        );
+        let slowest = (0..8).max_by(|&i, &j| pos[i].total_cmp(&pos[j])).unwrap();
+        assert_eq!(
+            slowest, last,
+            "{alg}: the burst waits for position {slowest}"
+        );
+    }
+}
