@@ -1232,25 +1232,25 @@ fn ring_bcm_under_light_advg2_matches_fogsim_and_starves_no_router() {
     );
     assert!(fewest > 300, "a router injected only {fewest} packets");
     // Per router position (8 per group), as FOGSim: position 0 injects about 11% less.
-    let a = 8;
-    let at = |k: usize| -> f64 {
-        let v: Vec<u64> = r
-            .injected_per_router
-            .iter()
-            .copied()
-            .skip(k)
-            .step_by(a)
-            .collect();
-        v.iter().sum::<u64>() as f64 / v.len() as f64
-    };
+    let at = by_position(&r.injected_per_router, 8);
     let fogsim = [442.9, 501.0, 500.9, 495.7, 498.2, 494.4, 497.2, 481.1];
     for (k, f) in fogsim.iter().enumerate() {
         assert!(
-            (at(k) - f).abs() < 0.04 * f,
+            (at[k] - f).abs() < 0.04 * f,
             "position {k}: {:.1} packets injected, FOGSim {f}",
-            at(k)
+            at[k]
         );
     }
+}
+
+/// Mean of a per-router quantity over the groups, for each router position in a group of `a`.
+fn by_position(per_router: &[u64], a: usize) -> Vec<f64> {
+    (0..a)
+        .map(|k| {
+            let v: Vec<u64> = per_router.iter().copied().skip(k).step_by(a).collect();
+            v.iter().sum::<u64>() as f64 / v.len() as f64
+        })
+        .collect()
 }
 
 #[test]
@@ -1363,20 +1363,10 @@ fn advg4_bursts_match_fogsim_and_end_with_the_same_routers() {
         all.extend_from_slice(sets);
         let r = fogsim_example(&all);
         let b = r.burst.expect("a burst");
-        let a = 8;
-        let by_position: Vec<f64> = (0..a)
-            .map(|k| {
-                let v: Vec<u64> = b
-                    .finished_per_router
-                    .iter()
-                    .copied()
-                    .skip(k)
-                    .step_by(a)
-                    .collect();
-                v.iter().sum::<u64>() as f64 / v.len() as f64
-            })
-            .collect();
-        (b.consumption_cycles as f64, by_position)
+        (
+            b.consumption_cycles as f64,
+            by_position(&b.finished_per_router, 8),
+        )
     };
     let ring = ["routing.escape=ring", "routing.ring_direction=both"];
     for (alg, extra, fogsim, last) in [

@@ -235,38 +235,27 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             }
         )?;
     }
-    writeln!(
+    let panels: Vec<&str> = plan.panels.iter().map(|p| p.1.as_str()).collect();
+    panel_table(
         report,
-        "\nlongest path (router-to-router hops, escape hops included)"
+        spec,
+        "longest path (router-to-router hops, escape hops included)",
+        &panels,
+        &longest,
+        |m| m.to_string(),
     )?;
-    table_header(report, spec)?;
-    for (pi, (_, ptitle)) in plan.panels.iter().enumerate() {
-        write!(report, "{:<16}", truncate(ptitle, 16))?;
-        for m in &longest[pi] {
-            match m {
-                Some(m) => write!(report, " {m:>18}")?,
-                None => write!(report, " {:>18}", "-")?,
-            }
-        }
-        writeln!(report)?;
-    }
     // A burst ends with its slowest router: this table tells a slow tail (a few routers
     // starved) from a slow bulk.
-    writeln!(
+    panel_table(
         report,
-        "\nhalf of the routers done (their nodes' last packet delivered), relative to {base_label}'s consumption time"
+        spec,
+        &format!(
+            "half of the routers done (their nodes' last packet delivered), relative to {base_label}'s consumption time"
+        ),
+        &panels,
+        &half_done,
+        |m| format!("{m:.3}"),
     )?;
-    table_header(report, spec)?;
-    for (pi, (_, ptitle)) in plan.panels.iter().enumerate() {
-        write!(report, "{:<16}", truncate(ptitle, 16))?;
-        for m in &half_done[pi] {
-            match m {
-                Some(m) => write!(report, " {m:>18.3}")?,
-                None => write!(report, " {:>18}", "-")?,
-            }
-        }
-        writeln!(report)?;
-    }
     grouped_bar_plot(
         &out.join("bursts"),
         &PlotSpec {
@@ -317,6 +306,28 @@ fn pooled_histogram(runs: &[RunResult]) -> Vec<u64> {
         }
     }
     h
+}
+
+/// A panel × curve table under `title`: a cell per curve, "-" where the curve has no value.
+fn panel_table<T>(
+    report: &mut String,
+    spec: &Spec,
+    title: &str,
+    panels: &[&str],
+    cells: &[Vec<Option<T>>],
+    show: impl Fn(&T) -> String,
+) -> std::fmt::Result {
+    writeln!(report, "\n{title}")?;
+    table_header(report, spec)?;
+    for (ptitle, row) in panels.iter().zip(cells) {
+        write!(report, "{:<16}", truncate(ptitle, 16))?;
+        for m in row {
+            let cell = m.as_ref().map_or_else(|| "-".to_string(), &show);
+            write!(report, " {cell:>18}")?;
+        }
+        writeln!(report)?;
+    }
+    Ok(())
 }
 
 /// Header row of a panel × curve table: the curve labels over 18-character columns.
