@@ -113,12 +113,9 @@ pub fn print_summary(r: &RunResult) {
             "burst           {} packets/node consumed in {} cycles",
             b.packets_per_node, b.consumption_cycles
         );
-        if let (Some(&first), Some(&last)) = (
-            b.finished_per_router.iter().min(),
-            b.finished_per_router.iter().max(),
-        ) {
-            let mut f = b.finished_per_router.clone();
-            f.sort_unstable();
+        let mut f = b.finished_per_router.clone();
+        f.sort_unstable();
+        if let (Some(first), Some(last)) = (f.first(), f.last()) {
             println!(
                 "routers done    first {}  median {}  90% {}  last {} cycles",
                 first,

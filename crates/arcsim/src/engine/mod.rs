@@ -924,10 +924,9 @@ impl<R: Routing> Simulation<R> {
                 let tail = now + len - 1 + pout.latency as u64;
                 self.collector.on_deliver(tail, &p, r);
                 self.last_tail = self.last_tail.max(tail);
-                if let Some(d) = self
-                    .burst_done
-                    .get_mut(self.net.attach[p.src as usize].0 as usize)
-                {
+                if !self.burst_done.is_empty() {
+                    // Burst mode only: no lookup of the source's router otherwise.
+                    let d = &mut self.burst_done[self.net.attach[p.src as usize].0 as usize];
                     *d = (*d).max(tail + 1);
                 }
                 self.delivered += 1;
