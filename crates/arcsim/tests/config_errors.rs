@@ -587,6 +587,7 @@ fn range_errors_say_what_was_given() {
             "NaN is outside [0, 1]",
         ),
         ("routing.pb_factor=0.5", "routing.pb_factor", "0.5"),
+        ("routing.pb_margin=-1", "routing.pb_margin", "-1"),
         (
             "topology.terminal_latency=10001",
             "topology.terminal_latency",

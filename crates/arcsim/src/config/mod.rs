@@ -284,6 +284,20 @@ pub enum EcmRule {
     Any,
 }
 
+/// PB: which reading of Piggyback is modelled (docs/configuration.md, "Piggyback (PB)").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PbModel {
+    /// Ours of Jiang, Kim and Dally: flags on the whole channel, UGAL-L weighing each path's
+    /// queue by its router-to-router hops, the decision taken once at the head of the
+    /// injection queue, minimal paths on the VCs after a Valiant path's first phase.
+    Reference,
+    /// FOGSim's (2014 source, the simulator of seed 001): flags and UGAL on the VC each hop
+    /// would use, minimal paths on the lowest VCs, FOGSim's estimate of each path's local hops,
+    /// the choice taken again at every allocation attempt while the packet is at injection.
+    Fogsim,
+}
+
 /// ECM: which escape buffers a router watches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -382,6 +396,13 @@ pub struct RoutingConfig {
     /// its occupancy. Written only when false (runs stored before the key keep their identity).
     #[serde(skip_serializing_if = "is_true")]
     pub pb_utilisation: bool,
+    /// PB: the flag threshold's margin in packets, on top of `pb_factor` times the mean (FOGSim:
+    /// 5). Written only when not 0.
+    #[serde(skip_serializing_if = "is_zero_f64")]
+    pub pb_margin: f64,
+    /// PB: the reading of PB modelled (see [`PbModel`]). Written only when not "reference".
+    #[serde(skip_serializing_if = "is_reference")]
+    pub pb_model: PbModel,
     /// When false, every hop may use any VC: NOT deadlock-free. Exists to study deadlock and
     /// to exercise the watchdog.
     pub ordered_vcs: bool,
@@ -495,6 +516,14 @@ fn is_true(v: &bool) -> bool {
     *v
 }
 
+fn is_zero_f64(v: &f64) -> bool {
+    *v == 0.0
+}
+
+fn is_reference(v: &PbModel) -> bool {
+    *v == PbModel::Reference
+}
+
 impl Default for RoutingConfig {
     fn default() -> Self {
         RoutingConfig {
@@ -503,6 +532,8 @@ impl Default for RoutingConfig {
             pb_factor: 2.0,
             pb_period: 10,
             pb_utilisation: true,
+            pb_margin: 0.0,
+            pb_model: PbModel::Reference,
             ordered_vcs: true,
             misroute_threshold: 0.9,
             escape: EscapeKind::Ring,
@@ -572,6 +603,15 @@ impl RoutingConfig {
                 format!(
                     "{} is not allowed: must be a finite number >= 1",
                     self.pb_factor
+                ),
+            ));
+        }
+        if !(self.pb_margin >= 0.0 && self.pb_margin.is_finite()) {
+            return Err(field_err(
+                "routing.pb_margin",
+                format!(
+                    "{} is not allowed: must be a finite number of packets >= 0",
+                    self.pb_margin
                 ),
             ));
         }

@@ -156,15 +156,7 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
         RoutingAlgorithm::Pb => Box::new(Simulation::new(
             cfg,
             &df,
-            routing::PiggybackRouting::new(
-                df.clone(),
-                vcs,
-                cfg.routing.ugal_threshold,
-                cfg.routing.pb_factor,
-                cfg.routing.pb_period,
-                cfg.routing.pb_utilisation,
-                cfg.router.packet_length,
-            ),
+            routing::PiggybackRouting::new(df.clone(), vcs, &cfg.routing, cfg.router.packet_length),
         )),
         RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL => {
             let r = routing::OfarRouting::new(

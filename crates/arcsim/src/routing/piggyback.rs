@@ -14,14 +14,22 @@
 //! when the global channel of its minimal path is flagged (trying a few random intermediate
 //! groups for one whose channel is not flagged), and otherwise applies UGAL-L's comparison of
 //! local queue occupancy times hop count. 3/2 VCs, as VAL.
+//!
+//! `routing.pb_model = "fogsim"` models FOGSim's PB instead (the 2014 source of the simulator
+//! of seed 001; see [`PbModel::Fogsim`] and docs/configuration.md): the flags and UGAL-L read
+//! the VC each first hop would use (VC 0), minimal paths take the lowest VCs, the hop counts
+//! are FOGSim's estimate of each path's *local* hops, the Valiant node is drawn once anywhere
+//! outside the source group, and the choice is taken again at every allocation attempt while
+//! the packet waits at injection. Per-cycle cost: every head is asked again each cycle.
 
 use super::min::{minimal_distance, minimal_hop};
 use super::valiant::{random_other_group, valiant_first_hop, ValRouting, DECIDED};
 use super::vc::VcMap;
 use super::{Candidates, RouteCtx, Routing};
+use crate::config::{PbModel, RoutingConfig};
 use crate::engine::packet::Packet;
 use crate::router::state::{PortState, VcState};
-use crate::topology::Dragonfly;
+use crate::topology::{Dragonfly, PortClass};
 use std::cell::RefCell;
 
 /// A global channel busy at least this share of the last period is flagged saturated.
@@ -29,6 +37,14 @@ const BUSY: f64 = 0.9;
 
 /// Intermediate groups tried for a Valiant path whose channel is not flagged.
 const TRIES: usize = 4;
+
+/// FOGSim model: `route.flags` bit of a packet currently choosing its minimal path.
+const MINIMAL: u8 = 2;
+/// FOGSim model: `route.inter` holds the Valiant group in its low bits and, from this bit
+/// up, the index in that group of the Valiant node's router (FOGSim prices the path through
+/// it). Groups and routers per group stay far below 2^20 and 2^12.
+const VAL_ROUTER_SHIFT: u32 = 20;
+const GROUP_MASK: u32 = (1 << VAL_ROUTER_SHIFT) - 1;
 
 pub struct PiggybackRouting {
     pub df: Dragonfly,
@@ -38,6 +54,9 @@ pub struct PiggybackRouting {
     pub period: u64,
     /// Flag a channel busy at least `BUSY` of the time (`routing.pb_utilisation`).
     pub utilisation: bool,
+    /// Added to the flag threshold, in phits (`routing.pb_margin` packets).
+    pub margin: f64,
+    pub model: PbModel,
     /// A channel holding less than one packet is never flagged.
     pub packet_length: u32,
     /// Flags as the group sees them (`[group * a*h + link]`) and the newest sample, which
@@ -54,20 +73,19 @@ impl PiggybackRouting {
     pub fn new(
         df: Dragonfly,
         vcs: VcMap,
-        threshold: f64,
-        factor: f64,
-        period: u64,
-        utilisation: bool,
+        cfg: &RoutingConfig,
         packet_length: u32,
     ) -> PiggybackRouting {
         let n = df.g * df.a * df.h;
         PiggybackRouting {
             df,
             vcs,
-            threshold,
-            factor,
-            period,
-            utilisation,
+            threshold: cfg.ugal_threshold,
+            factor: cfg.pb_factor,
+            period: cfg.pb_period,
+            utilisation: cfg.pb_utilisation,
+            margin: cfg.pb_margin * packet_length as f64,
+            model: cfg.pb_model,
             packet_length,
             seen: RefCell::new(vec![false; n]),
             sampled: RefCell::new(vec![false; n]),
@@ -103,13 +121,13 @@ impl Routing for PiggybackRouting {
         let mut sampled = self.sampled.borrow_mut();
         // Last period's sample reaches the rest of the group now.
         std::mem::swap(&mut *seen, &mut *sampled);
+        // FOGSim flags a channel on its VC 0, the VC of every first global hop.
+        let vc0_only = self.model == PbModel::Fogsim;
         let occ = |gp: usize| -> u32 {
             let p = &ports[gp];
             let b = p.vc_base as usize;
-            vcs[b..b + p.vc_count as usize]
-                .iter()
-                .map(|v| v.credit.occupancy(now))
-                .sum()
+            let n = if vc0_only { 1 } else { p.vc_count as usize };
+            vcs[b..b + n].iter().map(|v| v.credit.occupancy(now)).sum()
         };
         for (r, &pb) in port_base.iter().take(df.num_routers()).enumerate() {
             let base = pb as usize + df.first_global_port();
@@ -132,12 +150,20 @@ impl Routing for PiggybackRouting {
                 let u = &mut util[gp];
                 *u += 0.25 * (busy - *u);
                 sampled[g * df.a * df.h + i * df.h + k] = (self.utilisation && *u >= BUSY)
-                    || (qk as f64 > self.factor * mean && qk as f64 >= one_packet);
+                    || (qk as f64 > self.factor * mean + self.margin && qk as f64 >= one_packet);
             }
         }
     }
 
+    /// FOGSim's choice changes with the credits while the packet waits at injection.
+    fn state_dependent(&self) -> bool {
+        self.model == PbModel::Fogsim
+    }
+
     fn route(&self, ctx: &mut RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
+        if self.model == PbModel::Fogsim {
+            return self.route_fogsim(ctx, pkt, out);
+        }
         let df = &self.df;
         if pkt.route.flags & DECIDED == 0 {
             pkt.route.flags |= DECIDED;
@@ -182,5 +208,191 @@ impl Routing for PiggybackRouting {
             }
         }
         ValRouting::route_valiant(df, &self.vcs, ctx, pkt, out);
+    }
+}
+
+impl PiggybackRouting {
+    /// `routing.pb_model = "fogsim"`: FOGSim's `switchModule::tryPetition` with
+    /// `piggybacking = 1` (which turns on its UGAL) and Dally's VCs.
+    fn route_fogsim(&self, ctx: &mut RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
+        let df = &self.df;
+        let dst = pkt.dst_router as usize;
+        if pkt.route.flags & DECIDED == 0 {
+            // FOGSim draws the Valiant node when the packet is generated, uniformly among the
+            // nodes outside the source group (the destination's group included).
+            pkt.route.flags |= DECIDED | MINIMAL;
+            pkt.route.inter = GROUP_MASK;
+            let sg = df.group_of(ctx.router);
+            if df.g > 1 {
+                let mut ig = ctx.rng.below((df.g - 1) as u64) as u32;
+                if ig >= sg as u32 {
+                    ig += 1;
+                }
+                let va = ctx.rng.below(df.a as u64) as u32;
+                pkt.route.inter = ig | va << VAL_ROUTER_SHIFT;
+            }
+        }
+        // The choice is taken again at every attempt while the packet is at injection (FOGSim
+        // prices only packets that leave the router, and has a Valiant node only with g > 1).
+        if ctx.in_class == PortClass::Terminal && ctx.router != dst && pkt.route.inter != GROUP_MASK
+        {
+            let valiant = self.fogsim_prefers_valiant(ctx, pkt);
+            if valiant {
+                pkt.route.flags &= !MINIMAL;
+            } else {
+                pkt.route.flags |= MINIMAL;
+            }
+            pkt.misrouted = valiant;
+        }
+        if pkt.route.flags & MINIMAL != 0 {
+            if ctx.router == dst {
+                out.push(super::min::ejection(pkt));
+                return;
+            }
+            // The minimal path l-g-l on the first positions of the Valiant path's order: local
+            // VC 0 before the global hop, 1 after it; global VC 0.
+            let local_pos = (ctx.in_class == PortClass::Global) as usize;
+            if let Some(c) = super::min::hop_candidate(
+                df,
+                &self.vcs,
+                ctx.router,
+                dst,
+                local_pos,
+                0,
+                super::HopKind::Minimal,
+            ) {
+                out.push(c);
+            }
+        } else {
+            let packed = pkt.route.inter;
+            pkt.route.inter &= GROUP_MASK;
+            ValRouting::route_valiant(df, &self.vcs, ctx, pkt, out);
+            pkt.route.inter = packed;
+        }
+    }
+
+    /// FOGSim's UGAL-L with piggybacked flags, at the source router: Valiant when the minimal
+    /// path's global channel is flagged, or when q_min * H_min > q_val * H_val + threshold,
+    /// with q the occupancy of the VC each path's first hop would take (VC 0) and H FOGSim's
+    /// estimate of the path's local hops ([`consecutive_local_hops`]).
+    fn fogsim_prefers_valiant(&self, ctx: &RouteCtx, pkt: &Packet) -> bool {
+        let df = &self.df;
+        let r = ctx.router;
+        let dst = pkt.dst_router as usize;
+        let (sg, dg) = (df.group_of(r), df.group_of(dst));
+        let ig = (pkt.route.inter & GROUP_MASK) as usize;
+        let va = (pkt.route.inter >> VAL_ROUTER_SHIFT) as usize;
+        if sg != dg && self.saturated(sg, df.global_link_to(sg, dg)) {
+            return true;
+        }
+        let first_vc = |port: usize| -> usize {
+            if port >= df.first_global_port() {
+                self.vcs.global(0).0 as usize
+            } else {
+                self.vcs.local(0).0 as usize
+            }
+        };
+        let min_port = minimal_hop(df, r, dst).expect("not at destination").0;
+        let val_port = valiant_first_hop(df, r, sg, ig, dst).0;
+        let q_min = ctx.vc_occupancy(min_port, first_vc(min_port)) as f64;
+        let q_val = ctx.vc_occupancy(val_port, first_vc(val_port)) as f64;
+        let (h_min, h_val) = consecutive_local_hops(df, r, dst, ig, va);
+        q_min * h_min as f64 > q_val * h_val as f64 + self.threshold
+    }
+}
+
+/// FOGSim's estimate (`generatorModule::action`) of the local hops of the minimal path from
+/// router `r` to router `dst` and of the Valiant path through router `va` of group `ig`:
+/// one hop for each router on the way that does not hold the global link the path needs,
+/// and one in the destination group when `va` is not the destination's router (`ig` = its
+/// group). FOGSim computes "holds" for the consecutive arrangement (router i of group g holds
+/// the links to the groups i·h … i·h + h − 1, counted from g + 1 … skipping g) whatever the
+/// wiring: exact with `topology.arrangement = "consecutive"`, uncorrelated with the real paths
+/// under the palm tree.
+fn consecutive_local_hops(
+    df: &Dragonfly,
+    r: usize,
+    dst: usize,
+    ig: usize,
+    va: usize,
+) -> (u32, u32) {
+    // Whether router `i` of group `g` holds the link to group `x` in the consecutive
+    // arrangement: links are numbered by target group, skipping `g`.
+    let lacks = |g: usize, i: usize, x: usize| -> u32 {
+        let link = if x < g { x } else { x - 1 };
+        (link / df.h != i) as u32
+    };
+    let (sg, sa) = (df.group_of(r), df.index_in_group(r));
+    let (dg, da) = (df.group_of(dst), df.index_in_group(dst));
+    let h_min = if sg == dg {
+        (sa != da) as u32
+    } else {
+        lacks(sg, sa, dg) + lacks(dg, da, sg)
+    };
+    let h_val = lacks(sg, sa, ig)
+        + if ig == dg {
+            (va != da) as u32
+        } else {
+            lacks(ig, va, dg) + lacks(dg, da, ig)
+        };
+    (h_min, h_val)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{GlobalArrangement, TopologyConfig};
+    use crate::routing::min::minimal_distance;
+
+    fn dragonfly(arrangement: GlobalArrangement) -> Dragonfly {
+        Dragonfly::new(&TopologyConfig {
+            p: 2,
+            a: 4,
+            h: 2,
+            arrangement,
+            ..TopologyConfig::default()
+        })
+    }
+
+    /// Under the consecutive arrangement FOGSim's estimate is the true count of local hops:
+    /// of the minimal path, and of the Valiant path when the Valiant node's router is the
+    /// one the path enters the intermediate group at.
+    #[test]
+    fn fogsim_hop_estimate_is_exact_for_the_consecutive_arrangement() {
+        let df = dragonfly(GlobalArrangement::Consecutive);
+        for r in 0..df.num_routers() {
+            for dst in 0..df.num_routers() {
+                let (sg, dg) = (df.group_of(r), df.group_of(dst));
+                for ig in (0..df.g).filter(|&ig| ig != sg) {
+                    let link = df.global_link_to(sg, ig);
+                    let (tg, mate) = df.global_link_target(sg, link).expect("wired");
+                    assert_eq!(tg, ig);
+                    let va = df.global_link_port(mate).0;
+                    let (h_min, h_val) = consecutive_local_hops(&df, r, dst, ig, va);
+                    let min_local = minimal_distance(&df, r, dst) - (sg != dg) as usize;
+                    assert_eq!(h_min as usize, min_local, "minimal {r} -> {dst}");
+                    let (_, hops, _) = valiant_first_hop(&df, r, sg, ig, dst);
+                    let val_local = hops - 1 - (ig != dg) as usize;
+                    assert_eq!(h_val as usize, val_local, "{r} -> {dst} through group {ig}");
+                }
+            }
+        }
+    }
+
+    /// Under the palm tree (the paper's wiring) the estimate misses the real count for some
+    /// minimal paths: what FOGSim's PB weighs its queues with there.
+    #[test]
+    fn fogsim_hop_estimate_is_not_the_palm_tree_count() {
+        let df = dragonfly(GlobalArrangement::PalmTree);
+        let wrong = (0..df.num_routers())
+            .flat_map(|r| (0..df.num_routers()).map(move |d| (r, d)))
+            .filter(|&(r, d)| {
+                let globals = (df.group_of(r) != df.group_of(d)) as usize;
+                let other = (df.group_of(r) + 1) % df.g;
+                let (h_min, _) = consecutive_local_hops(&df, r, d, other, 0);
+                h_min as usize != minimal_distance(&df, r, d) - globals
+            })
+            .count();
+        assert!(wrong > 0);
     }
 }
