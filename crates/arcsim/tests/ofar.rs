@@ -1347,6 +1347,23 @@ fn pb_fogsim_model_matches_fogsim_under_uniform_and_adversarial_load() {
         "reference PB under UN {:.4}: no longer above FOGSim's",
         reference.accepted_load
     );
+    // Light UN load (0.1): FOGSim's PB 145.4 cycles (MIN 125.1). The reference PB flags a
+    // channel holding one packet when the mean is lower, and misroutes 42% of the packets.
+    let light = |model: &[&str]| {
+        let mut sets = vec![
+            "router.credit_return=packet",
+            "routing.algorithm=pb",
+            "routing.pb_factor=1.25",
+            "routing.pb_utilisation=false",
+            "traffic.load=0.1",
+        ];
+        sets.extend_from_slice(model);
+        fogsim_example(&sets).latency.mean
+    };
+    let (model, reference) = (light(&fogsim_model), light(&[]));
+    eprintln!("PB UN 0.1: fogsim model {model:.1} cycles, reference {reference:.1}; FOGSim 145.4");
+    assert!((model - 145.4).abs() < 0.03 * 145.4, "{model:.1}");
+    assert!(reference > 160.0, "{reference:.1}");
 }
 
 #[test]
