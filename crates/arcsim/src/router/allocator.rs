@@ -269,6 +269,9 @@ impl<R: Routing> Simulation<R> {
                 p.vc_mask,
             )
         };
+        // Whether this input's heads may get other candidates as the router's state changes.
+        let dependent = self.routing.state_dependent()
+            || (in_class == PortClass::Terminal && self.routing.injection_state_dependent());
         let mut best: Option<(u64, Request)> = None;
         // Whether some head of this input may succeed later without a wake-up.
         let mut awake = false;
@@ -353,7 +356,7 @@ impl<R: Routing> Simulation<R> {
                         age,
                         only: vc_mask.count_ones() == 1
                             && self.cands.as_slice().len() == 1
-                            && !self.routing.state_dependent(),
+                            && !dependent,
                     });
                     break;
                 }
@@ -373,7 +376,7 @@ impl<R: Routing> Simulation<R> {
             }
             let Some(req) = found else {
                 reopen |= head_reopen;
-                if self.routing.state_dependent() || watch_many {
+                if dependent || watch_many {
                     self.vcs[vb + v].fifo.wake();
                     awake = true;
                 } else {

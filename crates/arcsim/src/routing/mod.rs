@@ -247,6 +247,13 @@ pub trait Routing {
     fn state_dependent(&self) -> bool {
         false
     }
+    /// Whether the candidates of a packet at an injection input depend on router state when
+    /// those of packets in transit do not (a source-adaptive choice taken again at every
+    /// attempt, as FOGSim's PB). The allocator re-asks such heads every cycle and lets
+    /// transit heads sleep. Read only when [`Routing::state_dependent`] is false.
+    fn injection_state_dependent(&self) -> bool {
+        false
+    }
     /// Whether an output granted to another input can give a packet a candidate it did not
     /// have earlier in the same allocation (OFAR with `misroute_trigger = "granted"` misroutes
     /// only around a minimal output granted to another input). The allocator then asks

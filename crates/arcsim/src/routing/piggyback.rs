@@ -20,7 +20,7 @@
 //! the VC each first hop would use (VC 0), minimal paths take the lowest VCs, the hop counts
 //! are FOGSim's estimate of each path's *local* hops, the Valiant node is drawn once anywhere
 //! outside the source group, and the choice is taken again at every allocation attempt while
-//! the packet waits at injection. Per-cycle cost: every head is asked again each cycle.
+//! the packet waits at injection (so a head waiting there is asked again every cycle).
 
 use super::min::{minimal_distance, minimal_hop};
 use super::valiant::{random_other_group, valiant_first_hop, ValRouting, DECIDED};
@@ -155,8 +155,11 @@ impl Routing for PiggybackRouting {
         }
     }
 
-    /// FOGSim's choice changes with the credits while the packet waits at injection.
-    fn state_dependent(&self) -> bool {
+    /// FOGSim's choice changes with the credits while the packet waits at injection; in
+    /// transit its path is fixed. (FOGSim also asks an injection head again in a later
+    /// iteration of the same allocation when it found no output in an earlier one, where a
+    /// grant may have changed the credits it compares; here only losers are asked again.)
+    fn injection_state_dependent(&self) -> bool {
         self.model == PbModel::Fogsim
     }
 
@@ -293,7 +296,14 @@ impl PiggybackRouting {
             }
         };
         let min_port = minimal_hop(df, r, dst).expect("not at destination").0;
-        let val_port = valiant_first_hop(df, r, sg, ig, dst).0;
+        // The first hop towards the router of the source group holding the link to `ig`.
+        let (gate_index, gate_port) = df.global_link_port(df.global_link_to(sg, ig));
+        let gate = sg * df.a + gate_index;
+        let val_port = if gate == r {
+            gate_port
+        } else {
+            minimal_hop(df, r, gate).expect("gate differs").0
+        };
         let q_min = ctx.vc_occupancy(min_port, first_vc(min_port)) as f64;
         let q_val = ctx.vc_occupancy(val_port, first_vc(val_port)) as f64;
         let (h_min, h_val) = consecutive_local_hops(df, r, dst, ig, va);
