@@ -1304,20 +1304,21 @@ fn pb_fogsim_model_matches_fogsim_under_uniform_and_adversarial_load() {
     // first phase, where FOGSim's minimal packets share VC 0 with Valiant ones and FOGSim's
     // estimate of the local hops (written for the consecutive arrangement) sends more of
     // them the long way.
-    let at = |pattern: &str, offset: &str, model: &[&str]| {
-        let pat = format!("traffic.pattern={pattern}");
-        let off = format!("traffic.offset={offset}");
+    // PB with FOGSim's flags on FOGSim's example settings, plus `extra`.
+    let pb = |extra: &[&str]| {
         let mut sets = vec![
             "router.credit_return=packet",
             "routing.algorithm=pb",
             "routing.pb_factor=1.25",
             "routing.pb_utilisation=false",
-            "traffic.load=1.0",
-            pat.as_str(),
-            off.as_str(),
         ];
-        sets.extend_from_slice(model);
+        sets.extend_from_slice(extra);
         fogsim_example(&sets)
+    };
+    let at = |pattern: &str, offset: &str, model: &[&str]| {
+        let pat = format!("traffic.pattern={pattern}");
+        let off = format!("traffic.offset={offset}");
+        pb(&[&["traffic.load=1.0", &pat, &off][..], model].concat())
     };
     let fogsim_model = ["routing.pb_model=fogsim", "routing.pb_margin=5"];
     for (pattern, offset, accepted, hops) in [
@@ -1350,15 +1351,9 @@ fn pb_fogsim_model_matches_fogsim_under_uniform_and_adversarial_load() {
     // Light UN load (0.1): FOGSim's PB 145.4 cycles (MIN 125.1). The reference PB flags a
     // channel holding one packet when the mean is lower, and misroutes 42% of the packets.
     let light = |model: &[&str]| {
-        let mut sets = vec![
-            "router.credit_return=packet",
-            "routing.algorithm=pb",
-            "routing.pb_factor=1.25",
-            "routing.pb_utilisation=false",
-            "traffic.load=0.1",
-        ];
-        sets.extend_from_slice(model);
-        fogsim_example(&sets).latency.mean
+        pb(&[&["traffic.load=0.1"][..], model].concat())
+            .latency
+            .mean
     };
     let (model, reference) = (light(&fogsim_model), light(&[]));
     eprintln!("PB UN 0.1: fogsim model {model:.1} cycles, reference {reference:.1}; FOGSim 145.4");

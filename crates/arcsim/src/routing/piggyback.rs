@@ -23,7 +23,9 @@
 //! the packet waits at injection (so a head waiting there is asked again every cycle).
 
 use super::min::{minimal_distance, minimal_hop};
-use super::valiant::{random_other_group, valiant_first_hop, ValRouting, DECIDED};
+use super::valiant::{
+    random_other_group, valiant_first_hop, valiant_first_port, ValRouting, DECIDED,
+};
 use super::vc::VcMap;
 use super::{Candidates, RouteCtx, Routing};
 use crate::config::{PbModel, RoutingConfig};
@@ -296,14 +298,7 @@ impl PiggybackRouting {
             }
         };
         let min_port = minimal_hop(df, r, dst).expect("not at destination").0;
-        // The first hop towards the router of the source group holding the link to `ig`.
-        let (gate_index, gate_port) = df.global_link_port(df.global_link_to(sg, ig));
-        let gate = sg * df.a + gate_index;
-        let val_port = if gate == r {
-            gate_port
-        } else {
-            minimal_hop(df, r, gate).expect("gate differs").0
-        };
+        let val_port = valiant_first_port(df, r, sg, ig);
         let q_min = ctx.vc_occupancy(min_port, first_vc(min_port)) as f64;
         let q_val = ctx.vc_occupancy(val_port, first_vc(val_port)) as f64;
         let (h_min, h_val) = consecutive_local_hops(df, r, dst, ig, va);

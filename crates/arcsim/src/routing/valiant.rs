@@ -37,6 +37,20 @@ pub(crate) fn random_other_group(
     Some(k)
 }
 
+/// First output port of the Valiant path from router `r` (group `sg`) through intermediate
+/// group `ig`: towards the router of `sg` holding the link to `ig`, or that link itself.
+pub(crate) fn valiant_first_port(df: &Dragonfly, r: usize, sg: usize, ig: usize) -> usize {
+    let (ri, gport) = df.global_link_port(df.global_link_to(sg, ig));
+    let gate = sg * df.a + ri;
+    if gate == r {
+        gport
+    } else {
+        super::min::minimal_hop(df, r, gate)
+            .expect("gate differs")
+            .0
+    }
+}
+
 /// First output port, router-to-router hop count and global link of the Valiant path from
 /// router `r` (group `sg`) through intermediate group `ig` to router `dst`: minimally to the
 /// router of `sg` holding the link to `ig`, across it, then minimally to `dst`. Used by the
@@ -49,15 +63,8 @@ pub(crate) fn valiant_first_hop(
     dst: usize,
 ) -> (usize, usize, usize) {
     let link = df.global_link_to(sg, ig);
-    let (ri, gport) = df.global_link_port(link);
-    let gate = sg * df.a + ri;
-    let port = if gate == r {
-        gport
-    } else {
-        super::min::minimal_hop(df, r, gate)
-            .expect("gate differs")
-            .0
-    };
+    let gate = sg * df.a + df.global_link_port(link).0;
+    let port = valiant_first_port(df, r, sg, ig);
     let (tg, mate) = df.global_link_target(sg, link).expect("wired");
     let landing = tg * df.a + df.global_link_port(mate).0;
     let hops = super::min::minimal_distance(df, r, gate)
