@@ -50,10 +50,12 @@ pub trait Simulator {
     fn now(&self) -> u64;
     /// Count every packet where it physically is and check it against the counters.
     fn audit(&self) -> Audit;
-    /// Testing: make the allocator ask every unmatched input again at every iteration,
-    /// without the [`RouteCtx::reopen`](crate::routing::RouteCtx) shortcut.
+    /// Testing: switch off the allocator's exact shortcuts: ask every unmatched input again
+    /// at every iteration (no [`RouteCtx::reopen`](crate::routing::RouteCtx) shortcut), and
+    /// every blocked head of an injection-state-dependent routing every cycle (no sleep on
+    /// [`Routing::injection_alternatives`](crate::routing::Routing)).
     #[doc(hidden)]
-    fn set_reask_all(&mut self, on: bool);
+    fn set_exhaustive_allocation(&mut self, on: bool);
 }
 
 /// Conservation check: where every live packet is.
@@ -218,6 +220,12 @@ pub struct Simulation<R: Routing> {
     /// Per router: its output ports with a nonzero `watchers` entry, so that a credit return
     /// touches the watcher array only when someone sleeps on that output.
     pub(crate) watched: Vec<u64>,
+    /// Per VC, only for an [`injection_state_dependent`](crate::routing::Routing) routing:
+    /// the two outputs a head sleeping on [`PAIR_PORT`](crate::router::buffers::PAIR_PORT)
+    /// watches (FOGSim's PB at injection: the minimal and the Valiant first hop).
+    pub(crate) sleep_pair: Vec<[u8; 2]>,
+    /// Scratch for [`Routing::injection_alternatives`](crate::routing::Routing).
+    pub(crate) alts: Candidates,
     pub(crate) slots: Slots,
     // Per router.
     pub(crate) nonempty: Vec<u64>,
@@ -285,9 +293,10 @@ pub struct Simulation<R: Routing> {
     /// Per input of the router being allocated: the union of its blocked heads'
     /// [`RouteCtx::reopen`](crate::routing::RouteCtx) outputs at its last request.
     pub(crate) reopen_scratch: [u64; crate::router::MAX_RADIX],
-    /// Re-ask every unmatched input at every iteration, ignoring `reopen` (tests compare
-    /// the two: the shortcut must not change a single result).
-    pub(crate) reask_all: bool,
+    /// No allocator shortcuts: re-ask every unmatched input at every iteration, ignoring
+    /// `reopen`, and never put an injection head to sleep on its alternatives (tests compare
+    /// the two: the shortcuts must not change a single result).
+    pub(crate) exhaustive: bool,
     /// Per VC: the cycle its head packet first asked for an output ([`NO_TIME`]: not yet).
     /// Empty unless the routing reads [`RouteCtx::head_wait`](crate::routing::RouteCtx).
     pub(crate) head_since: Vec<u32>,
@@ -421,6 +430,11 @@ impl<R: Routing> Simulation<R> {
         };
         let pattern_name = describe_pattern(cfg);
         let routing_period = routing.period();
+        let sleep_pair = if routing.injection_state_dependent() && !routing.state_dependent() {
+            vec![[0u8; 2]; vcs.len()]
+        } else {
+            Vec::new()
+        };
         let head_since = if routing.reads_head_wait() {
             vec![NO_TIME; vcs.len()]
         } else {
@@ -436,6 +450,8 @@ impl<R: Routing> Simulation<R> {
             vc_selection: rc.vc_selection,
             watchers: vec![0; ports.len()],
             watched: vec![0; net.num_routers()],
+            sleep_pair,
+            alts: Candidates::default(),
             ports,
             vcs,
             slots,
@@ -488,7 +504,7 @@ impl<R: Routing> Simulation<R> {
             req_scratch: [crate::router::allocator::Request::EMPTY; crate::router::MAX_RADIX],
             out_req_scratch: [0; crate::router::MAX_RADIX],
             reopen_scratch: [0; crate::router::MAX_RADIX],
-            reask_all: false,
+            exhaustive: false,
             head_since,
             net,
         }
@@ -1198,8 +1214,8 @@ impl<R: Routing> Simulator for Simulation<R> {
         self.now
     }
 
-    fn set_reask_all(&mut self, on: bool) {
-        self.reask_all = on;
+    fn set_exhaustive_allocation(&mut self, on: bool) {
+        self.exhaustive = on;
     }
 
     fn audit(&self) -> Audit {
@@ -1373,6 +1389,91 @@ mod tests {
         assert!(
             queued >= 2 * nodes && queued < 6 * nodes,
             "{queued} packets queued"
+        );
+    }
+
+    /// FOGSim's PB at injection: whatever the credits, the hop `route` chooses is one of
+    /// the (at most two) `injection_alternatives`, which leave the packet as it was; the
+    /// allocator's sleep on the alternatives is exact only if this holds. Both paths are
+    /// chosen for some states, so the check covers both.
+    #[test]
+    fn fogsim_pb_route_is_one_of_its_injection_alternatives() {
+        let mut cfg = small_config();
+        cfg.routing.algorithm = RoutingAlgorithm::Pb;
+        cfg.routing.pb_model = crate::config::PbModel::Fogsim;
+        cfg.validate().unwrap();
+        let df = Dragonfly::new(&cfg.topology);
+        let vcs = VcMap::new(false, 3, 2, routing::vc_needs(cfg.routing.algorithm));
+        let pb =
+            routing::PiggybackRouting::new(df.clone(), vcs, &cfg.routing, cfg.router.packet_length);
+        let mut sim = Simulation::new(&cfg, &df, pb);
+        let nodes = sim.net.num_terminals();
+        let mut rng = crate::rng::Rng::new(11);
+        let mut chose = [false; 2]; // minimal, Valiant
+        for n in 0..nodes {
+            let (r, pt) = sim.net.attach[n];
+            let (r, base) = (r as usize, sim.net.port_base[r as usize] as usize);
+            let radix = sim.net.port_base[r + 1] as usize - base;
+            let attach = sim.net.attach.clone();
+            for dst in (0..nodes).filter(|&d| attach[d].0 as usize != r) {
+                // Random occupancy of VC 0 of every network output of the router.
+                for port in &sim.ports[base..base + radix] {
+                    if matches!(port.class, PortClass::Local | PortClass::Global) {
+                        let c = &mut sim.vcs[port.vc_base as usize].credit;
+                        let free = c.credits(0);
+                        c.consume(rng.below(free as u64 + 1) as u32);
+                    }
+                }
+                let (dst_router, dst_port) = attach[dst];
+                let mut pkt = Packet::new(n as u32, dst_router, dst_port as u8, 0, sim.pkt_len);
+                let terminal = (pt as usize, PortClass::Terminal);
+                let cands = route_at(&mut sim, r, terminal, 0, &mut pkt);
+                let [c] = cands.as_slice() else {
+                    panic!("{n} -> {dst}: {:?}", cands.as_slice())
+                };
+                let before = format!("{pkt:?}");
+                let mut alts = Candidates::default();
+                let ctx = crate::routing::RouteCtx {
+                    now: 0,
+                    router: r,
+                    in_port: pt as usize,
+                    in_class: PortClass::Terminal,
+                    in_vc: 0,
+                    taken: 0,
+                    head_wait: 0,
+                    reopen: 0,
+                    ports: &sim.ports[base..base + radix],
+                    vcs: &sim.vcs,
+                    rng: &mut sim.rng,
+                };
+                sim.routing
+                    .injection_alternatives(&ctx, &mut pkt, &mut alts);
+                assert_eq!(format!("{pkt:?}"), before, "{n} -> {dst}: packet changed");
+                let alts = alts.as_slice();
+                assert!(
+                    !alts.is_empty() && alts.len() <= 2,
+                    "{n} -> {dst}: {alts:?}"
+                );
+                assert!(
+                    alts.iter()
+                        .any(|a| (a.port, a.vc_lo, a.vc_hi) == (c.port, c.vc_lo, c.vc_hi)),
+                    "{n} -> {dst}: {c:?} not among {alts:?}"
+                );
+                chose[pkt.misrouted as usize] = true;
+                // Give the credits back for the next pair.
+                for port in &sim.ports[base..base + radix] {
+                    if matches!(port.class, PortClass::Local | PortClass::Global) {
+                        let c = &mut sim.vcs[port.vc_base as usize].credit;
+                        let used = c.capacity as u32 - c.credits(0);
+                        c.refund(used);
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            chose,
+            [true, true],
+            "both paths should be chosen for some states"
         );
     }
 

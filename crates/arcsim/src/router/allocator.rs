@@ -13,7 +13,7 @@ use crate::config::{ArbiterKind, VcSelection};
 use crate::engine::events::Event;
 use crate::engine::Simulation;
 use crate::rng::Rng;
-use crate::router::buffers::{NO_PORT, SLEEP_FOREVER};
+use crate::router::buffers::{NO_PORT, PAIR_PORT, SLEEP_FOREVER};
 use crate::router::state::VcState;
 use crate::routing::{Candidate, RouteCtx, Routing};
 use crate::topology::PortClass;
@@ -100,7 +100,7 @@ impl<R: Routing> Simulation<R> {
         // Inputs that made a request and outputs granted in the previous iteration.
         let mut requested_before = 0u64;
         let mut granted_before = 0u64;
-        let reopen_shortcut = self.routing.grants_open_paths() && !self.reask_all;
+        let reopen_shortcut = self.routing.grants_open_paths() && !self.exhaustive;
         for iteration in 0..self.iterations {
             if inputs == 0 {
                 break;
@@ -237,6 +237,110 @@ impl<R: Routing> Simulation<R> {
         fv.sleep_epoch = epoch;
     }
 
+    /// Whether the outputs a sleeping head (FIFO record `f` of VC `vc`, global index) watches
+    /// have had no credit return since it fell asleep.
+    #[inline(always)]
+    fn watch_unchanged(&self, base: usize, vc: usize, f: &crate::router::buffers::InVc) -> bool {
+        match f.sleep_port {
+            NO_PORT => true,
+            PAIR_PORT => {
+                let [a, b] = self.sleep_pair[vc];
+                let ea = self.ports[base + a as usize].credit_epoch;
+                ea.wrapping_add(self.ports[base + b as usize].credit_epoch) == f.sleep_epoch
+            }
+            p => self.ports[base + p as usize].credit_epoch == f.sleep_epoch,
+        }
+    }
+
+    /// For a head at an injection input whose routing takes its choice again at every
+    /// attempt ([`Routing::injection_state_dependent`]) and that found no output: put it to
+    /// sleep if none of the outputs any choice could name
+    /// ([`Routing::injection_alternatives`]) can take it now, until one is done sending or
+    /// a credit returns to one of them (at most two watched). Exact: while it sleeps no
+    /// attempt could succeed, whichever output the choice named, and the routing draws no
+    /// random number for it. Returns whether it sleeps.
+    #[allow(clippy::too_many_arguments)] // the allocator's locals, passed once per blocked head
+    #[inline(never)]
+    fn sleep_on_alternatives(
+        &mut self,
+        r: usize,
+        base: usize,
+        radix: usize,
+        i: usize,
+        in_class: PortClass,
+        v: usize,
+        head: u32,
+        len: u32,
+        out_done: u64,
+    ) -> bool {
+        let now = self.now;
+        self.alts.clear();
+        let ctx = RouteCtx {
+            now,
+            router: r,
+            in_port: i,
+            in_class,
+            in_vc: v,
+            taken: out_done,
+            head_wait: 0,
+            reopen: 0,
+            ports: &self.ports[base..base + radix],
+            vcs: &self.vcs,
+            rng: &mut self.rng,
+        };
+        self.routing
+            .injection_alternatives(&ctx, self.pool.get_mut(head), &mut self.alts);
+        if self.alts.as_slice().is_empty() {
+            return false;
+        }
+        let mut wake = u64::MAX;
+        let mut watch = [NO_PORT; 2];
+        for c in self.alts.as_slice() {
+            let o = c.port as usize;
+            let po = &self.ports[base + o];
+            if out_done & (1u64 << o) != 0 || po.out_busy as u64 > now {
+                wake = wake.min((po.out_busy as u64).max(now + 1));
+                continue;
+            }
+            if po.class == PortClass::Terminal {
+                return false; // an idle ejection port takes any packet
+            }
+            let need = len + c.reserve as u32;
+            let hi = c.vc_hi.min(po.vc_count.saturating_sub(1));
+            for vv in c.vc_lo..=hi {
+                let credit = &self.vcs[po.vc_base as usize + vv as usize].credit;
+                if credit.credits(now) >= need {
+                    return false;
+                }
+                wake = wake.min(credit.ready_at(need).max(now + 1));
+            }
+            let p = c.port as u8;
+            if watch[0] == NO_PORT || watch[0] == p {
+                watch[0] = p;
+            } else if watch[1] == NO_PORT || watch[1] == p {
+                watch[1] = p;
+            } else {
+                return false; // more outputs than a sleeping head can watch
+            }
+        }
+        let vc = self.ports[base + i].vc_base as usize + v;
+        let mut epoch = 0u8;
+        for &p in watch.iter().filter(|&&p| p != NO_PORT) {
+            let gw = base + p as usize;
+            self.watchers[gw] |= 1u64 << i;
+            self.watched[r] |= 1u64 << p;
+            epoch = epoch.wrapping_add(self.ports[gw].credit_epoch);
+        }
+        let port = if watch[1] != NO_PORT {
+            self.sleep_pair[vc] = watch;
+            PAIR_PORT
+        } else {
+            watch[0]
+        };
+        self.sleep_head(r, i, vc, wake, port, epoch);
+        true
+    }
+
     /// Where the LRS row of router `r`'s output `out` starts in `out_lrs`: `radix` input
     /// stamps and the grant counter ([`pick_lrs`]).
     #[inline(always)]
@@ -283,10 +387,7 @@ impl<R: Routing> Simulation<R> {
             vmask &= vmask - 1;
             let f = self.vcs[vb + v].fifo;
             debug_assert!(f.len > 0);
-            if now < f.sleep_until as u64
-                && (f.sleep_port == NO_PORT
-                    || self.ports[base + f.sleep_port as usize].credit_epoch == f.sleep_epoch)
-            {
+            if now < f.sleep_until as u64 && self.watch_unchanged(base, vb + v, &f) {
                 continue;
             }
             let head = self.slots.front(&f).expect("non-empty FIFO");
@@ -376,7 +477,14 @@ impl<R: Routing> Simulation<R> {
             }
             let Some(req) = found else {
                 reopen |= head_reopen;
-                if dependent || watch_many {
+                if dependent
+                    && !self.routing.state_dependent()
+                    && !self.exhaustive
+                    && self
+                        .sleep_on_alternatives(r, base, radix, i, in_class, v, head, len, out_done)
+                {
+                    // Asleep: none of the outputs its choice could name can take it.
+                } else if dependent || watch_many {
                     self.vcs[vb + v].fifo.wake();
                     awake = true;
                 } else {

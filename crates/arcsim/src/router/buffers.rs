@@ -22,6 +22,10 @@ pub struct InVc {
 /// `sleep_port` value meaning "no port watched".
 pub const NO_PORT: u8 = u8::MAX;
 
+/// `sleep_port` value meaning "two ports watched": they are kept outside the FIFO record
+/// (`Simulation::sleep_pair`), and `sleep_epoch` is the sum of their credit epochs.
+pub const PAIR_PORT: u8 = u8::MAX - 1;
+
 /// `sleep_until` value meaning "no cycle: only a credit return can help".
 pub const SLEEP_FOREVER: u32 = u32::MAX;
 

@@ -254,6 +254,13 @@ pub trait Routing {
     fn injection_state_dependent(&self) -> bool {
         false
     }
+    /// For an [`Routing::injection_state_dependent`] routing: every candidate `route` could
+    /// give this head at its injection input, whatever the router's state (for FOGSim's PB,
+    /// the first hops of both the minimal and the Valiant path). The allocator lets a head
+    /// none of whose alternatives can take it sleep until one can, instead of asking it
+    /// again every cycle. Must neither draw random numbers nor leave `pkt` changed; pushing
+    /// nothing (the default) keeps the head asked every cycle.
+    fn injection_alternatives(&self, _ctx: &RouteCtx, _pkt: &mut Packet, _out: &mut Candidates) {}
     /// Whether an output granted to another input can give a packet a candidate it did not
     /// have earlier in the same allocation (OFAR with `misroute_trigger = "granted"` misroutes
     /// only around a minimal output granted to another input). The allocator then asks

@@ -20,7 +20,8 @@
 //! the VC each first hop would use (VC 0), minimal paths take the lowest VCs, the hop counts
 //! are FOGSim's estimate of each path's *local* hops, the Valiant node is drawn once anywhere
 //! outside the source group, and the choice is taken again at every allocation attempt while
-//! the packet waits at injection (so a head waiting there is asked again every cycle).
+//! the packet waits at injection (so a head waiting there is asked again every cycle while
+//! one of its two first hops could take it).
 
 use super::min::{minimal_distance, minimal_hop};
 use super::valiant::{
@@ -165,6 +166,23 @@ impl Routing for PiggybackRouting {
         self.model == PbModel::Fogsim
     }
 
+    /// The first hops of both paths while FOGSim's choice is still open; the one path's hop
+    /// otherwise. Only after `route` has drawn the Valiant node.
+    fn injection_alternatives(&self, ctx: &RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
+        if self.model != PbModel::Fogsim || pkt.route.flags & DECIDED == 0 {
+            return;
+        }
+        if !Self::fogsim_chooses(ctx, pkt) {
+            return self.fogsim_path(ctx, pkt, out);
+        }
+        let flags = pkt.route.flags;
+        pkt.route.flags = flags | MINIMAL;
+        self.fogsim_path(ctx, pkt, out);
+        pkt.route.flags = flags & !MINIMAL;
+        self.fogsim_path(ctx, pkt, out);
+        pkt.route.flags = flags;
+    }
+
     fn route(&self, ctx: &mut RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
         if self.model == PbModel::Fogsim {
             return self.route_fogsim(ctx, pkt, out);
@@ -221,7 +239,6 @@ impl PiggybackRouting {
     /// `piggybacking = 1` (which turns on its UGAL) and Dally's VCs.
     fn route_fogsim(&self, ctx: &mut RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
         let df = &self.df;
-        let dst = pkt.dst_router as usize;
         if pkt.route.flags & DECIDED == 0 {
             // FOGSim draws the Valiant node when the packet is generated, uniformly among the
             // nodes outside the source group (the destination's group included).
@@ -237,10 +254,8 @@ impl PiggybackRouting {
                 pkt.route.inter = ig | va << VAL_ROUTER_SHIFT;
             }
         }
-        // The choice is taken again at every attempt while the packet is at injection (FOGSim
-        // prices only packets that leave the router, and has a Valiant node only with g > 1).
-        if ctx.in_class == PortClass::Terminal && ctx.router != dst && pkt.route.inter != GROUP_MASK
-        {
+        // The choice is taken again at every attempt while the packet is at injection.
+        if Self::fogsim_chooses(ctx, pkt) {
             let valiant = self.fogsim_prefers_valiant(ctx, pkt);
             if valiant {
                 pkt.route.flags &= !MINIMAL;
@@ -249,6 +264,22 @@ impl PiggybackRouting {
             }
             pkt.misrouted = valiant;
         }
+        self.fogsim_path(ctx, pkt, out);
+    }
+
+    /// Whether FOGSim's choice between the minimal and the Valiant path is (re)taken for this
+    /// head: at injection only, when it leaves the router (FOGSim prices only those) and has
+    /// a Valiant node (only with g > 1).
+    fn fogsim_chooses(ctx: &RouteCtx, pkt: &Packet) -> bool {
+        ctx.in_class == PortClass::Terminal
+            && ctx.router != pkt.dst_router as usize
+            && pkt.route.inter != GROUP_MASK
+    }
+
+    /// The next hop of the path `pkt` currently follows (the `MINIMAL` flag).
+    fn fogsim_path(&self, ctx: &RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
+        let df = &self.df;
+        let dst = pkt.dst_router as usize;
         if pkt.route.flags & MINIMAL != 0 {
             if ctx.router == dst {
                 out.push(super::min::ejection(pkt));
