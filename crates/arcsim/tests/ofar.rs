@@ -1332,7 +1332,7 @@ fn pb_fogsim_model_matches_fogsim_under_uniform_and_adversarial_load() {
             r.accepted_load, r.hops.mean
         );
         assert!(
-            (r.accepted_load - accepted).abs() < 0.03 * accepted,
+            (r.accepted_load - accepted).abs() < 0.02 * accepted,
             "{pattern}+{offset}: {:.4} against FOGSim's {accepted}",
             r.accepted_load
         );

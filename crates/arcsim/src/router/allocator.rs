@@ -145,10 +145,13 @@ impl<R: Routing> Simulation<R> {
             }
             // An input without a request cannot get one later in this cycle: outputs only
             // become taken. Only the losers try again, unless a taken output can open a
-            // path (a misroute triggered by another input's grant, as FOGSim re-asks every
-            // unserved input at each iteration).
+            // path (a misroute triggered by another input's grant, or FOGSim's PB choice
+            // turned by the credits a grant consumed, as FOGSim re-asks every unserved input
+            // at each iteration).
             debug_assert!(
-                !self.routing.grants_open_paths() || self.routing.state_dependent(),
+                !self.routing.grants_open_paths()
+                    || self.routing.state_dependent()
+                    || self.routing.injection_state_dependent(),
                 "grants_open_paths needs a state-dependent routing"
             );
             if !self.routing.grants_open_paths() {

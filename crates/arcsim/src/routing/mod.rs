@@ -269,8 +269,9 @@ pub trait Routing {
     /// outputs was granted since: such a routing must set `reopen` for every packet it
     /// gives no usable candidate (within an allocation, grants only consume credits and
     /// occupy outputs, so only the outputs it names may change its answer).
-    /// Only for a [`Routing::state_dependent`] routing: the allocator's sleep shortcuts for
-    /// the others assume a blocked head's candidates never change within a cycle.
+    /// Only for a [`Routing::state_dependent`] or [`Routing::injection_state_dependent`]
+    /// routing: the allocator's sleep shortcuts for the others assume a blocked head's
+    /// candidates never change within a cycle.
     #[inline]
     fn grants_open_paths(&self) -> bool {
         false

@@ -159,10 +159,15 @@ impl Routing for PiggybackRouting {
     }
 
     /// FOGSim's choice changes with the credits while the packet waits at injection; in
-    /// transit its path is fixed. (FOGSim also asks an injection head again in a later
-    /// iteration of the same allocation when it found no output in an earlier one, where a
-    /// grant may have changed the credits it compares; here only losers are asked again.)
+    /// transit its path is fixed.
     fn injection_state_dependent(&self) -> bool {
+        self.model == PbModel::Fogsim
+    }
+
+    /// FOGSim asks every unserved input again at each iteration of an allocation: a grant
+    /// consumes credits of an output, and so may turn a head's choice towards its other
+    /// first hop (`route` names both in `reopen`).
+    fn grants_open_paths(&self) -> bool {
         self.model == PbModel::Fogsim
     }
 
@@ -311,7 +316,7 @@ impl PiggybackRouting {
     /// path's global channel is flagged, or when q_min * H_min > q_val * H_val + threshold,
     /// with q the occupancy of the VC each path's first hop would take (VC 0) and H FOGSim's
     /// estimate of the path's local hops ([`consecutive_local_hops`]).
-    fn fogsim_prefers_valiant(&self, ctx: &RouteCtx, pkt: &Packet) -> bool {
+    fn fogsim_prefers_valiant(&self, ctx: &mut RouteCtx, pkt: &Packet) -> bool {
         let df = &self.df;
         let r = ctx.router;
         let dst = pkt.dst_router as usize;
@@ -330,6 +335,8 @@ impl PiggybackRouting {
         };
         let min_port = minimal_hop(df, r, dst).expect("not at destination").0;
         let val_port = valiant_first_port(df, r, sg, ig);
+        // A grant of either output changes the occupancies compared.
+        ctx.reopen |= 1u64 << min_port | 1u64 << val_port;
         let q_min = ctx.vc_occupancy(min_port, first_vc(min_port)) as f64;
         let q_val = ctx.vc_occupancy(val_port, first_vc(val_port)) as f64;
         let (h_min, h_val) = consecutive_local_hops(df, r, dst, ig, va);
