@@ -544,6 +544,34 @@ fn burst_must_fit_in_max_cycles() {
 }
 
 #[test]
+fn lrs_update_on_request_needs_the_lrs_arbiter_and_fitting_stamps() {
+    expect_field(
+        check_sets(&["router.lrs_update=request", "router.arbiter=age"]),
+        "router.lrs_update",
+        &["\"age\"", "router.arbiter = \"lrs\""],
+    );
+    expect_field(
+        check_sets(&[
+            "router.lrs_update=request",
+            "simulation.max_cycles=300000000",
+        ]),
+        "simulation.max_cycles",
+        &["300000000 cycles", "268435454"],
+    );
+    expect_field(
+        check_sets(&[
+            "router.lrs_update=request",
+            "simulation.warmup_cycles=200000000",
+            "simulation.measure_cycles=100000000",
+        ]),
+        "simulation.measure_cycles",
+        &["300000000 cycles"],
+    );
+    check_sets(&["router.lrs_update=request"]).unwrap();
+    check_sets(&["router.arbiter=age", "simulation.max_cycles=300000000"]).unwrap();
+}
+
+#[test]
 fn range_errors_say_what_was_given() {
     for (set, field, given) in [
         (

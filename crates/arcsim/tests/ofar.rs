@@ -1362,6 +1362,47 @@ fn pb_fogsim_model_matches_fogsim_under_uniform_and_adversarial_load() {
 }
 
 #[test]
+fn lrs_update_on_request_brings_uniform_saturation_to_fogsims() {
+    // FOGSim's input arbiter moves a VC to the back of its input's LRS order whenever the VC
+    // makes a request (`switchModule::tryNextVC`), granted or not; arcsim's default does so
+    // when it is granted. On FOGSim's example settings at UN 1.0 (FOGSim: OFAR 0.7953; PB
+    // 0.5772, 0.5798, 0.5789 over seeds 1-3) the request rule closes the remaining gap:
+    // OFAR 0.7925 -> 0.7950, PB 0.5858 -> 0.5802 (seed 1).
+    let un = |alg: &[&str], update: &str| {
+        let upd = format!("router.lrs_update={update}");
+        let mut sets = vec![
+            "router.credit_return=packet",
+            "traffic.load=1.0",
+            upd.as_str(),
+        ];
+        sets.extend_from_slice(alg);
+        fogsim_example(&sets).accepted_load
+    };
+    let ofar = ["routing.algorithm=ofar"];
+    let pb = [
+        "routing.algorithm=pb",
+        "routing.pb_factor=1.25",
+        "routing.pb_utilisation=false",
+        "routing.pb_model=fogsim",
+        "routing.pb_margin=5",
+    ];
+    let (ofar_grant, ofar_request) = (un(&ofar, "grant"), un(&ofar, "request"));
+    let (pb_grant, pb_request) = (un(&pb, "grant"), un(&pb, "request"));
+    eprintln!(
+        "UN 1.0, LRS on grant / on request: OFAR {ofar_grant:.4} / {ofar_request:.4} (FOGSim 0.7953), PB {pb_grant:.4} / {pb_request:.4} (FOGSim 0.5786)"
+    );
+    assert!(
+        (ofar_request - 0.7953).abs() < 0.002,
+        "OFAR {ofar_request:.4}"
+    );
+    assert!((pb_request - 0.5786).abs() < 0.005, "PB {pb_request:.4}");
+    assert!(
+        pb_grant > 0.5786 + 0.005,
+        "PB on grant {pb_grant:.4}: now as close to FOGSim"
+    );
+}
+
+#[test]
 fn ecm_on_a_two_way_ring_matches_fogsim_and_seldom_throttles_under_advg2() {
     // Seed 001 Fig. 10's Ring+ECM, 2/1(+1), ADVG+2 at full load, on FOGSim's settings.
     // FOGSim's one-way embedded ring has no escape buffers, so its working ring (and the

@@ -141,7 +141,30 @@ pub struct RouterConfig {
     /// same reason as `crossbar_input`.
     #[serde(skip_serializing_if = "is_per_phit")]
     pub credit_return: CreditReturn,
+    /// When the least-recently-served input arbiter moves a VC to the back of its input's
+    /// order. Written only when not the default `grant`, for the same reason as
+    /// `crossbar_input`.
+    #[serde(skip_serializing_if = "is_on_grant")]
+    pub lrs_update: LrsUpdate,
 }
+
+/// When the least-recently-served input arbiter (`router.arbiter = "lrs"`) counts a VC as
+/// served.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LrsUpdate {
+    /// When the VC is granted an output.
+    Grant,
+    /// Whenever the VC makes a request, granted or not, as FOGSim (the simulator of seed
+    /// 001, `switchModule::tryNextVC`) does: a VC that lost gives way to the input's other
+    /// VCs in the next iteration and the next cycle.
+    Request,
+}
+
+/// Longest run (warm-up plus measurement, or `simulation.max_cycles`) with
+/// `router.lrs_update = "request"`: its stamps keep the allocator iteration in the low four
+/// bits of a 32-bit cycle.
+pub const LRS_REQUEST_MAX_CYCLES: u64 = (1 << 28) - 2;
 
 /// How a downstream buffer's credits reach the upstream router.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -207,6 +230,7 @@ impl Default for RouterConfig {
             crossbar_input: CrossbarInput::Port,
             injection_vc: InjectionVc::Emptiest,
             credit_return: CreditReturn::Phit,
+            lrs_update: LrsUpdate::Grant,
         }
     }
 }
@@ -502,6 +526,10 @@ fn is_port(v: &CrossbarInput) -> bool {
 
 fn is_per_phit(v: &CreditReturn) -> bool {
     *v == CreditReturn::Phit
+}
+
+fn is_on_grant(v: &LrsUpdate) -> bool {
+    *v == LrsUpdate::Grant
 }
 
 fn is_emptiest(v: &InjectionVc) -> bool {
@@ -956,6 +984,23 @@ impl Config {
                 ),
             ));
         }
+        if self.router.lrs_update == LrsUpdate::Request {
+            let sim = &self.simulation;
+            for (field, cycles) in [
+                ("simulation.max_cycles", sim.max_cycles),
+                (
+                    "simulation.measure_cycles",
+                    sim.warmup_cycles.saturating_add(sim.measure_cycles),
+                ),
+            ] {
+                if cycles > LRS_REQUEST_MAX_CYCLES {
+                    return Err(field_err(
+                        field,
+                        format!("{cycles} cycles is too long with router.lrs_update = \"request\": allowed up to {LRS_REQUEST_MAX_CYCLES} (warm-up plus measurement, and max_cycles)"),
+                    ));
+                }
+            }
+        }
         let t = &self.topology;
         let longest = t
             .local_latency
@@ -1106,6 +1151,19 @@ impl RouterConfig {
                 format!(
                     "{} is out of range: allowed 1..=16",
                     self.allocator_iterations
+                ),
+            ));
+        }
+        if self.lrs_update == LrsUpdate::Request && self.arbiter != ArbiterKind::Lrs {
+            return Err(field_err(
+                "router.lrs_update",
+                format!(
+                    "\"request\" is for the least-recently-served arbiter, and router.arbiter is \"{}\": set router.arbiter = \"lrs\" or leave router.lrs_update out",
+                    match self.arbiter {
+                        ArbiterKind::Lrs => "lrs",
+                        ArbiterKind::Age => "age",
+                        ArbiterKind::RoundRobin => "round-robin",
+                    }
                 ),
             ));
         }

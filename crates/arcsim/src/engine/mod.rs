@@ -251,6 +251,9 @@ pub struct Simulation<R: Routing> {
     vc_inputs: bool,
     /// A packet's credits come back all at once (router.credit_return = "packet").
     credit_per_packet: bool,
+    /// The input arbiter counts a VC as served when it requests (router.lrs_update =
+    /// "request"), not when it is granted.
+    pub(crate) lrs_on_request: bool,
     /// Per router: its terminal (injection) input ports.
     pub(crate) terminal_inputs: Vec<u64>,
     pub(crate) wheel: TimeWheel,
@@ -466,6 +469,7 @@ impl<R: Routing> Simulation<R> {
             transit_first: rc.injection_priority == crate::config::InjectionPriority::TransitFirst,
             vc_inputs: rc.crossbar_input == crate::config::CrossbarInput::Vc,
             credit_per_packet: rc.credit_return == crate::config::CreditReturn::Packet,
+            lrs_on_request: rc.lrs_update == crate::config::LrsUpdate::Request,
             terminal_inputs,
             wheel: TimeWheel::new(max_lat + len as u64 + 2),
             scratch: Default::default(),

@@ -132,6 +132,13 @@ impl<R: Routing> Simulation<R> {
                 }
                 if let Some(req) = self.input_request(r, base, radix, i, out_done) {
                     self.req_scratch[i] = req;
+                    if self.lrs_on_request {
+                        // FOGSim moves a VC to the back of its input's order when it
+                        // requests; the iteration in the low bits keeps that order strict
+                        // within a cycle (validated to fit: LRS_REQUEST_MAX_CYCLES).
+                        let vci = self.ports[base + i].vc_base as usize + req.vc as usize;
+                        self.vcs[vci].last_served = ((now + 1) << 4 | iteration as u64) as u32;
+                    }
                     let o = req.cand.port as usize;
                     if any_out & (1u64 << o) == 0 {
                         self.out_req_scratch[o] = 0;
@@ -197,7 +204,9 @@ impl<R: Routing> Simulation<R> {
                         winner as u8 + 1
                     };
                 }
-                self.vcs[vci].last_served = (now + 1) as u32;
+                if !self.lrs_on_request {
+                    self.vcs[vci].last_served = (now + 1) as u32;
+                }
                 self.grant(r, winner, req.vc as usize, &req.cand, req.out_vc as usize);
                 inputs &= !(1u64 << winner);
                 out_done |= 1u64 << o;

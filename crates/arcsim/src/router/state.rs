@@ -49,7 +49,9 @@ pub struct PortState {
 pub struct VcState {
     pub fifo: InVc,
     pub credit: OutVc,
-    /// Cycle (+1) this input VC last won its input arbiter (least-recently-served).
+    /// Cycle (+1) this input VC last won its input arbiter (least-recently-served); with
+    /// `router.lrs_update = "request"`, (cycle + 1) · 16 + allocator iteration of its last
+    /// request.
     pub last_served: u32,
 }
 
