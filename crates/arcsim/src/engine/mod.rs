@@ -1294,17 +1294,15 @@ mod tests {
         let radix = sim.net.port_base[router + 1] as usize - base;
         let mut cands = Candidates::default();
         let mut ctx = crate::routing::RouteCtx {
-            now: 0,
-            router,
-            in_port,
-            in_class,
-            in_vc: 0,
             taken,
-            head_wait: 0,
-            reopen: 0,
-            ports: &sim.ports[base..base + radix],
-            vcs: &sim.vcs,
-            rng: &mut sim.rng,
+            ..crate::routing::RouteCtx::new(
+                0,
+                router,
+                (in_port, in_class, 0),
+                &sim.ports[base..base + radix],
+                &sim.vcs,
+                &mut sim.rng,
+            )
         };
         sim.routing.route(&mut ctx, pkt, &mut cands);
         cands
@@ -1437,19 +1435,14 @@ mod tests {
                 };
                 let before = format!("{pkt:?}");
                 let mut alts = Candidates::default();
-                let ctx = crate::routing::RouteCtx {
-                    now: 0,
-                    router: r,
-                    in_port: pt as usize,
-                    in_class: PortClass::Terminal,
-                    in_vc: 0,
-                    taken: 0,
-                    head_wait: 0,
-                    reopen: 0,
-                    ports: &sim.ports[base..base + radix],
-                    vcs: &sim.vcs,
-                    rng: &mut sim.rng,
-                };
+                let ctx = crate::routing::RouteCtx::new(
+                    0,
+                    r,
+                    (pt as usize, PortClass::Terminal, 0),
+                    &sim.ports[base..base + radix],
+                    &sim.vcs,
+                    &mut sim.rng,
+                );
                 sim.routing
                     .injection_alternatives(&ctx, &mut pkt, &mut alts);
                 assert_eq!(format!("{pkt:?}"), before, "{n} -> {dst}: packet changed");

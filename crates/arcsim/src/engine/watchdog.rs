@@ -115,18 +115,16 @@ impl<R: Routing> Simulation<R> {
         let mut cands = crate::routing::Candidates::default();
         let ports = &self.ports[base..base + radix];
         let mut ctx = RouteCtx {
-            now: self.now,
-            router: r,
-            in_port: port,
-            in_class: pin.class,
-            in_vc: vc - pin.vc_base as usize,
-            taken: 0,
             // The watchdog asks what a head waits for after it has waited past any patience.
             head_wait: u32::MAX,
-            reopen: 0,
-            ports,
-            vcs: &self.vcs,
-            rng: &mut self.rng,
+            ..RouteCtx::new(
+                self.now,
+                r,
+                (port, pin.class, vc - pin.vc_base as usize),
+                ports,
+                &self.vcs,
+                &mut self.rng,
+            )
         };
         let pkt = self.pool.get_mut(head);
         self.routing.route(&mut ctx, pkt, &mut cands);

@@ -288,17 +288,15 @@ impl<R: Routing> Simulation<R> {
         let now = self.now;
         self.alts.clear();
         let ctx = RouteCtx {
-            now,
-            router: r,
-            in_port: i,
-            in_class,
-            in_vc: v,
             taken: out_done,
-            head_wait: 0,
-            reopen: 0,
-            ports: &self.ports[base..base + radix],
-            vcs: &self.vcs,
-            rng: &mut self.rng,
+            ..RouteCtx::new(
+                now,
+                r,
+                (i, in_class, v),
+                &self.ports[base..base + radix],
+                &self.vcs,
+                &mut self.rng,
+            )
         };
         self.routing
             .injection_alternatives(&ctx, self.pool.get_mut(head), &mut self.alts);
@@ -419,17 +417,9 @@ impl<R: Routing> Simulation<R> {
             };
             let ports = &self.ports[base..base + radix];
             let mut ctx = RouteCtx {
-                now,
-                router: r,
-                in_port: i,
-                in_class,
-                in_vc: v,
                 taken: out_done,
                 head_wait,
-                reopen: 0,
-                ports,
-                vcs: &self.vcs,
-                rng: &mut self.rng,
+                ..RouteCtx::new(now, r, (i, in_class, v), ports, &self.vcs, &mut self.rng)
             };
             self.routing.route(&mut ctx, pkt, &mut self.cands);
             let head_reopen = ctx.reopen;

@@ -121,7 +121,32 @@ pub struct RouteCtx<'a> {
     pub rng: &'a mut Rng,
 }
 
-impl RouteCtx<'_> {
+impl<'a> RouteCtx<'a> {
+    /// The view for the head of VC `in_vc` of input `in_port` (of class `in_class`) of
+    /// `router`: no output taken yet, no wait, no `reopen`.
+    pub(crate) fn new(
+        now: u64,
+        router: usize,
+        (in_port, in_class, in_vc): (usize, PortClass, usize),
+        ports: &'a [PortState],
+        vcs: &'a [VcState],
+        rng: &'a mut Rng,
+    ) -> Self {
+        RouteCtx {
+            now,
+            router,
+            in_port,
+            in_class,
+            in_vc,
+            taken: 0,
+            head_wait: 0,
+            reopen: 0,
+            ports,
+            vcs,
+            rng,
+        }
+    }
+
     /// Credits of VC `vc` of output `port` now.
     #[inline]
     pub fn credits(&self, port: usize, vc: usize) -> u32 {
