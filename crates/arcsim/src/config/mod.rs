@@ -625,24 +625,8 @@ impl RoutingConfig {
                 "NaN is not a threshold: give a number (phits*hops; inf and -inf are allowed)",
             ));
         }
-        if !(self.pb_factor >= 1.0 && self.pb_factor.is_finite()) {
-            return Err(field_err(
-                "routing.pb_factor",
-                format!(
-                    "{} is not allowed: must be a finite number >= 1",
-                    self.pb_factor
-                ),
-            ));
-        }
-        if !(self.pb_margin >= 0.0 && self.pb_margin.is_finite()) {
-            return Err(field_err(
-                "routing.pb_margin",
-                format!(
-                    "{} is not allowed: must be a finite number of packets >= 0",
-                    self.pb_margin
-                ),
-            ));
-        }
+        check_finite_at_least("routing.pb_factor", self.pb_factor, 1.0, "")?;
+        check_finite_at_least("routing.pb_margin", self.pb_margin, 0.0, " of packets")?;
         if self.pb_period == 0 {
             return Err(field_err("routing.pb_period", "must be at least 1 cycle"));
         }
@@ -1193,6 +1177,18 @@ impl TrafficConfig {
     }
 }
 
+/// `value` must be finite and at least `min` (NaN fails too); `unit` follows "number" in
+/// the message (e.g. " of packets").
+fn check_finite_at_least(field: &str, value: f64, min: f64, unit: &str) -> Result<(), ConfigError> {
+    if value >= min && value.is_finite() {
+        return Ok(());
+    }
+    Err(field_err(
+        field,
+        format!("{value} is not allowed: must be a finite number{unit} >= {min}"),
+    ))
+}
+
 fn check_load(name: &str, load: f64) -> Result<(), ConfigError> {
     if !(load > 0.0 && load <= 1.0) {
         return Err(field_err(
@@ -1226,12 +1222,7 @@ fn check_pattern(
         } else {
             format!("{prefix}.mix[{i}]")
         };
-        if !(e.weight >= 0.0 && e.weight.is_finite()) {
-            return Err(field_err(
-                &format!("{prefix}.mix[{i}].weight"),
-                format!("{} is not allowed: must be a finite number >= 0", e.weight),
-            ));
-        }
+        check_finite_at_least(&format!("{prefix}.mix[{i}].weight"), e.weight, 0.0, "")?;
         total += e.weight;
         if !mix.is_empty() && e.pattern == PatternKind::AllToAll {
             return Err(field_err(

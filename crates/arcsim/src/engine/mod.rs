@@ -1412,11 +1412,11 @@ mod tests {
         let nodes = sim.net.num_terminals();
         let mut rng = crate::rng::Rng::new(11);
         let mut chose = [false; 2]; // minimal, Valiant
+        let attach = sim.net.attach.clone();
         for n in 0..nodes {
-            let (r, pt) = sim.net.attach[n];
+            let (r, pt) = attach[n];
             let (r, base) = (r as usize, sim.net.port_base[r as usize] as usize);
             let radix = sim.net.port_base[r + 1] as usize - base;
-            let attach = sim.net.attach.clone();
             for dst in (0..nodes).filter(|&d| attach[d].0 as usize != r) {
                 // Random occupancy of VC 0 of every network output of the router.
                 for port in &sim.ports[base..base + radix] {

@@ -249,6 +249,16 @@ impl<R: Routing> Simulation<R> {
         fv.sleep_epoch = epoch;
     }
 
+    /// Register input `i` of router `r` to be woken by the next credit return to its output
+    /// `port`; returns that output's credit epoch now (what a sleeper compares later).
+    #[inline(always)]
+    fn watch_output(&mut self, r: usize, base: usize, i: usize, port: u8) -> u8 {
+        let gw = base + port as usize;
+        self.watchers[gw] |= 1u64 << i;
+        self.watched[r] |= 1u64 << port;
+        self.ports[gw].credit_epoch
+    }
+
     /// Whether the outputs a sleeping head (FIFO record `f` of VC `vc`, global index) watches
     /// have had no credit return since it fell asleep.
     #[inline(always)]
@@ -336,10 +346,7 @@ impl<R: Routing> Simulation<R> {
         let vc = self.ports[base + i].vc_base as usize + v;
         let mut epoch = 0u8;
         for &p in watch.iter().filter(|&&p| p != NO_PORT) {
-            let gw = base + p as usize;
-            self.watchers[gw] |= 1u64 << i;
-            self.watched[r] |= 1u64 << p;
-            epoch = epoch.wrapping_add(self.ports[gw].credit_epoch);
+            epoch = epoch.wrapping_add(self.watch_output(r, base, i, p));
         }
         let port = if watch[1] != NO_PORT {
             self.sleep_pair[vc] = watch;
@@ -490,11 +497,8 @@ impl<R: Routing> Simulation<R> {
                     self.vcs[vb + v].fifo.wake();
                     awake = true;
                 } else {
-                    let gw = base + watch as usize;
                     let sleep_epoch = if watch != NO_PORT {
-                        self.watchers[gw] |= 1u64 << i;
-                        self.watched[r] |= 1u64 << watch;
-                        self.ports[gw].credit_epoch
+                        self.watch_output(r, base, i, watch)
                     } else {
                         0
                     };
