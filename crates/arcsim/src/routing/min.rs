@@ -66,21 +66,32 @@ pub fn hop_candidate(
     global_pos: usize,
     kind: HopKind,
 ) -> Option<Candidate> {
-    minimal_hop(df, router, target).map(|(port, global)| {
-        let (vc_lo, vc_hi) = if global {
-            vcs.global(global_pos)
-        } else {
-            vcs.local(local_pos)
-        };
-        Candidate {
-            port: port as u16,
-            vc_lo,
-            vc_hi,
-            kind,
-            tag: 0,
-            reserve: 0,
-        }
-    })
+    minimal_hop(df, router, target).map(|hop| candidate_on(vcs, hop, local_pos, global_pos, kind))
+}
+
+/// The candidate for a hop already found by [`minimal_hop`] (port, is_global), with the VC
+/// slice of the given positions: for routings that price the hop before they take it.
+#[inline]
+pub fn candidate_on(
+    vcs: &VcMap,
+    (port, global): (usize, bool),
+    local_pos: usize,
+    global_pos: usize,
+    kind: HopKind,
+) -> Candidate {
+    let (vc_lo, vc_hi) = if global {
+        vcs.global(global_pos)
+    } else {
+        vcs.local(local_pos)
+    };
+    Candidate {
+        port: port as u16,
+        vc_lo,
+        vc_hi,
+        kind,
+        tag: 0,
+        reserve: 0,
+    }
 }
 
 pub struct MinRouting {

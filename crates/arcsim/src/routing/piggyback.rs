@@ -261,13 +261,24 @@ impl PiggybackRouting {
         }
         // The choice is taken again at every attempt while the packet is at injection.
         if Self::fogsim_chooses(ctx, pkt) {
-            let valiant = self.fogsim_prefers_valiant(ctx, pkt);
-            if valiant {
-                pkt.route.flags &= !MINIMAL;
-            } else {
-                pkt.route.flags |= MINIMAL;
-            }
+            let min_hop = minimal_hop(df, ctx.router, pkt.dst_router as usize)
+                .expect("fogsim_chooses: not at the destination");
+            let valiant = self.fogsim_prefers_valiant(ctx, pkt, min_hop.0);
             pkt.misrouted = valiant;
+            if !valiant {
+                // What `fogsim_path` would find for an injected minimal packet: local VC
+                // position 0 (before the global hop), global position 0.
+                pkt.route.flags |= MINIMAL;
+                out.push(super::min::candidate_on(
+                    &self.vcs,
+                    min_hop,
+                    0,
+                    0,
+                    super::HopKind::Minimal,
+                ));
+                return;
+            }
+            pkt.route.flags &= !MINIMAL;
         }
         self.fogsim_path(ctx, pkt, out);
     }
@@ -316,7 +327,7 @@ impl PiggybackRouting {
     /// path's global channel is flagged, or when q_min * H_min > q_val * H_val + threshold,
     /// with q the occupancy of the VC each path's first hop would take (VC 0) and H FOGSim's
     /// estimate of the path's local hops ([`consecutive_local_hops`]).
-    fn fogsim_prefers_valiant(&self, ctx: &mut RouteCtx, pkt: &Packet) -> bool {
+    fn fogsim_prefers_valiant(&self, ctx: &mut RouteCtx, pkt: &Packet, min_port: usize) -> bool {
         let df = &self.df;
         let r = ctx.router;
         let dst = pkt.dst_router as usize;
@@ -333,7 +344,6 @@ impl PiggybackRouting {
                 self.vcs.local(0).0 as usize
             }
         };
-        let min_port = minimal_hop(df, r, dst).expect("not at destination").0;
         let val_port = valiant_first_port(df, r, sg, ig);
         // A grant of either output changes the occupancies compared.
         ctx.reopen |= 1u64 << min_port | 1u64 << val_port;
