@@ -35,12 +35,12 @@ const SPECS: [SpecCounts; 10] = [
     ("fig09.toml", 1200, 120, &[("h6", 300)]),
     // h6: 2 panels x 5 curves x 5 loads x 5 seeds.
     ("fig10.toml", 1000, 100, &[("h6", 250)]),
-    // h6: 7 panels x 5 curves, one seed.
-    ("fig11.toml", 175, 35, &[("h6", 35)]),
+    // h6: 7 panels x 5 curves x 5 seeds.
+    ("fig11.toml", 175, 35, &[("h6", 175)]),
     // h6: 3 panels x 2 escapes x 5 seeds.
     ("fig12.toml", 30, 6, &[("h6", 30)]),
-    // h6: 4 curves, one seed.
-    ("fig13.toml", 20, 4, &[("h6", 4)]),
+    // h6: 4 curves x 5 seeds.
+    ("fig13.toml", 20, 4, &[("h6", 20)]),
     // h6: 3 panels x 3 rings x 8 loads x 5 seeds.
     ("fig14.toml", 900, 90, &[("h6", 360)]),
 ];
