@@ -178,13 +178,13 @@ impl Routing for PiggybackRouting {
             return;
         }
         if !Self::fogsim_chooses(ctx, pkt) {
-            return self.fogsim_path(ctx, pkt, out);
+            return self.fogsim_path(ctx, pkt, None, out);
         }
         let flags = pkt.route.flags;
         pkt.route.flags = flags | MINIMAL;
-        self.fogsim_path(ctx, pkt, out);
+        self.fogsim_path(ctx, pkt, None, out);
         pkt.route.flags = flags & !MINIMAL;
-        self.fogsim_path(ctx, pkt, out);
+        self.fogsim_path(ctx, pkt, None, out);
         pkt.route.flags = flags;
     }
 
@@ -259,28 +259,22 @@ impl PiggybackRouting {
                 pkt.route.inter = ig | va << VAL_ROUTER_SHIFT;
             }
         }
-        // The choice is taken again at every attempt while the packet is at injection.
+        // The choice is taken again at every attempt while the packet is at injection; the
+        // minimal hop it prices is the one the path then takes.
+        let mut min_hop = None;
         if Self::fogsim_chooses(ctx, pkt) {
-            let min_hop = minimal_hop(df, ctx.router, pkt.dst_router as usize)
+            let hop = minimal_hop(df, ctx.router, pkt.dst_router as usize)
                 .expect("fogsim_chooses: not at the destination");
-            let valiant = self.fogsim_prefers_valiant(ctx, pkt, min_hop.0);
-            pkt.misrouted = valiant;
-            if !valiant {
-                // What `fogsim_path` would find for an injected minimal packet: local VC
-                // position 0 (before the global hop), global position 0.
+            let valiant = self.fogsim_prefers_valiant(ctx, pkt, hop.0);
+            if valiant {
+                pkt.route.flags &= !MINIMAL;
+            } else {
                 pkt.route.flags |= MINIMAL;
-                out.push(super::min::candidate_on(
-                    &self.vcs,
-                    min_hop,
-                    0,
-                    0,
-                    super::HopKind::Minimal,
-                ));
-                return;
             }
-            pkt.route.flags &= !MINIMAL;
+            pkt.misrouted = valiant;
+            min_hop = Some(hop);
         }
-        self.fogsim_path(ctx, pkt, out);
+        self.fogsim_path(ctx, pkt, min_hop, out);
     }
 
     /// Whether FOGSim's choice between the minimal and the Valiant path is (re)taken for this
@@ -292,8 +286,15 @@ impl PiggybackRouting {
             && pkt.route.inter != GROUP_MASK
     }
 
-    /// The next hop of the path `pkt` currently follows (the `MINIMAL` flag).
-    fn fogsim_path(&self, ctx: &RouteCtx, pkt: &mut Packet, out: &mut Candidates) {
+    /// The next hop of the path `pkt` currently follows (the `MINIMAL` flag); `min_hop`, the
+    /// minimal hop from here when the caller has already found it.
+    fn fogsim_path(
+        &self,
+        ctx: &RouteCtx,
+        pkt: &mut Packet,
+        min_hop: Option<(usize, bool)>,
+        out: &mut Candidates,
+    ) {
         let df = &self.df;
         let dst = pkt.dst_router as usize;
         if pkt.route.flags & MINIMAL != 0 {
@@ -304,16 +305,14 @@ impl PiggybackRouting {
             // The minimal path l-g-l on the first positions of the Valiant path's order: local
             // VC 0 before the global hop, 1 after it; global VC 0.
             let local_pos = (ctx.in_class == PortClass::Global) as usize;
-            if let Some(c) = super::min::hop_candidate(
-                df,
-                &self.vcs,
-                ctx.router,
-                dst,
-                local_pos,
-                0,
-                super::HopKind::Minimal,
-            ) {
-                out.push(c);
+            if let Some(hop) = min_hop.or_else(|| minimal_hop(df, ctx.router, dst)) {
+                out.push(super::min::candidate_on(
+                    &self.vcs,
+                    hop,
+                    local_pos,
+                    0,
+                    super::HopKind::Minimal,
+                ));
             }
         } else {
             let packed = pkt.route.inter;
