@@ -498,6 +498,13 @@ pub struct RoutingConfig {
     /// network. Written only when true.
     #[serde(skip_serializing_if = "is_false")]
     pub bcm_escape: bool,
+    /// OFAR, MM+L: a packet that reaches a router of its source group on an escape VC may
+    /// take MM+L's non-minimal local hop there (true: seed 001 makes no exception). false:
+    /// it may not, as in FOGSim, the simulator of seed 001 (`misrouteTypeOFAR` offers
+    /// `LOCAL_MM` only to packets on canonical VCs), so it leaves the escape network by its
+    /// minimal output or stays in it. Written only when false.
+    #[serde(skip_serializing_if = "is_true")]
+    pub mml_from_escape: bool,
     /// OFAR: which unavailable minimal outputs start a search for a non-minimal one.
     /// Written only when not the default `unavailable`.
     #[serde(skip_serializing_if = "is_unavailable")]
@@ -583,6 +590,7 @@ impl Default for RoutingConfig {
             escape_patience: 0,
             escape_from_injection: true,
             bcm_escape: false,
+            mml_from_escape: true,
             misroute_trigger: MisrouteTrigger::Unavailable,
             misroute_congested_global: None,
         }
@@ -696,7 +704,7 @@ impl RoutingConfig {
                 "ECM watches the escape buffers, and routing.escape = \"none\" has none: use bcm or an escape network",
             ));
         }
-        // Keys that only change how packets enter the escape network need one.
+        // Keys that only change how packets enter or use the escape network need one.
         for (set, key, what) in [
             (
                 !self.escape_from_injection,
@@ -707,6 +715,11 @@ impl RoutingConfig {
                 self.escape_patience > 0,
                 "escape_patience",
                 "delays entering",
+            ),
+            (
+                !self.mml_from_escape,
+                "mml_from_escape",
+                "keeps MM+L's local hop from packets on",
             ),
         ] {
             if set && self.escape == EscapeKind::None {

@@ -121,6 +121,8 @@ pub struct OfarRouting {
     escape_from_injection: bool,
     /// Under BCM, packets in injection queues may enter it with BCM's bubble (`routing.bcm_escape`).
     bcm_escape: bool,
+    /// Packets on an escape VC may take MM+L's local hop (`routing.mml_from_escape`).
+    mml_from_escape: bool,
     /// Only a minimal output granted to another input this cycle starts a misroute
     /// (`routing.misroute_trigger = "granted"`).
     misroute_only_when_granted: bool,
@@ -239,6 +241,7 @@ impl OfarRouting {
             escape_patience: cfg.escape_patience,
             escape_from_injection: cfg.escape_from_injection,
             bcm_escape: cfg.bcm_escape,
+            mml_from_escape: cfg.mml_from_escape,
             misroute_only_when_granted: cfg.misroute_trigger == MisrouteTrigger::Granted,
             congested_global: cfg.misroute_congested_global,
             name: if local_misrouting { "ofar" } else { "ofar-l" },
@@ -542,7 +545,11 @@ impl Routing for OfarRouting {
                 (0..0, TAG_MIN)
             } else if injecting {
                 (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
-            } else if self.mml_local_hop && !local_done_here && q_min >= self.mml_min_occupancy {
+            } else if self.mml_local_hop
+                && !local_done_here
+                && q_min >= self.mml_min_occupancy
+                && (self.mml_from_escape || flags & IN_ESCAPE == 0)
+            {
                 (df.first_local_port()..gp0, TAG_MML_LOCAL)
             } else {
                 (0..0, TAG_MIN)
