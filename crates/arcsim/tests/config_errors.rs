@@ -657,6 +657,15 @@ fn range_errors_say_what_was_given() {
         "routing.escape_from_injection",
         &["escape = \"none\"", "drop escape_from_injection"],
     );
+    expect_field(
+        check_sets(&[
+            "routing.algorithm=ofar",
+            "routing.escape=none",
+            "routing.mml_from_escape=false",
+        ]),
+        "routing.mml_from_escape",
+        &["escape = \"none\"", "drop mml_from_escape"],
+    );
     // Like the other OFAR keys, ignored by the other algorithms (one base file serves every
     // curve of a figure) but still range-checked.
     assert!(check_sets(&["routing.misroute_congested_global={ factor = 1.5 }"]).is_ok());
