@@ -1517,23 +1517,17 @@ fn packets_on_the_tree_take_no_mml_hop_with_fogsims_rule_and_use_the_tree_as_fog
     // again: 0.170 and 0.179.
     let burst = |mml_from_escape: bool| {
         let flag = format!("routing.mml_from_escape={mml_from_escape}");
-        let mut sets = FOGSIM.to_vec();
-        sets.extend_from_slice(&[
-            "topology.p=4",
-            "topology.a=8",
-            "topology.h=4",
-            "router.injection_priority=transit-first",
-            "router.vcs_injection=3",
-            "router.buffer_injection=1000",
-            "router.injection_vc=destination",
+        // FOGSim's example settings with the experiments' threshold, iterations and
+        // restriction (later overrides win).
+        let r = fogsim_example(&[
+            "router.allocator_iterations=3",
             "router.credit_return=packet",
             "router.vcs_local=2",
             "router.vcs_global=1",
             "routing.algorithm=ofar",
+            "routing.misroute_threshold=0.9",
             "routing.escape=tree",
             "routing.tree_root=31",
-            "routing.misroute_trigger=granted",
-            "routing.busy_minimal=wait",
             "routing.misroute_congested_global={ factor = 1.5, packets = 0.0 }",
             "traffic.pattern=adv-global",
             "traffic.offset=4",
@@ -1541,7 +1535,6 @@ fn packets_on_the_tree_take_no_mml_hop_with_fogsims_rule_and_use_the_tree_as_fog
             "simulation.max_cycles=200000",
             &flag,
         ]);
-        let r = arcsim::run(&config(&sets)).unwrap_or_else(|e| panic!("{flag}: {e}"));
         assert_eq!(r.packets.in_flight, 0, "{flag}: the burst is consumed");
         (r.escape.entries_mean, r.escape.hops_mean)
     };
