@@ -1558,3 +1558,99 @@ fn packets_on_the_tree_take_no_mml_hop_with_fogsims_rule_and_use_the_tree_as_fog
         hops / entries
     );
 }
+
+#[test]
+fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_fogsim() {
+    // Seed 001 Fig. 11: the paper has the tree faster with ECM than with BCM. On the
+    // experiments' settings (h = 4, ADVG+4 bursts of 500 packets per node, 2/1(+1) VCs, the
+    // tree rooted where FOGSim roots it for each seed) FOGSim (2014 source) consumes them in
+    // these cycles, BCM / ECM: ECM is 1.1% faster over the five seeds, slower only with seed 2
+    // (docs/reproductions/ofar-fogsim/s21-probes.txt). With FOGSim's input arbiter
+    // (`router.lrs_update = "request"`) and its rule that a packet on the tree takes no MM+L
+    // hop (`routing.mml_from_escape = false`), as experiments/ofar sets them, arcsim's runs are
+    // within 1% of FOGSim's and ECM is faster with the same four seeds (0.6% on average). With the paper's
+    // reading of MM+L and the arbiter on grant packets enter the tree more often and ECM is
+    // 2.3% slower.
+    let fogsim = [
+        (1, 31, 18_672.0, 18_261.0),
+        (2, 40, 18_314.0, 18_540.0),
+        (3, 16, 18_423.0, 18_291.0),
+        (4, 3, 18_751.0, 18_677.0),
+        (5, 46, 18_747.0, 18_152.0),
+    ];
+    let burst = |seed: u64, root: usize, cm: &[&str], fogsims: bool| {
+        let (s, r) = (
+            format!("simulation.seed={seed}"),
+            format!("routing.tree_root={root}"),
+        );
+        let rules: [&str; 2] = if fogsims {
+            ["router.lrs_update=request", "routing.mml_from_escape=false"]
+        } else {
+            ["router.lrs_update=grant", "routing.mml_from_escape=true"]
+        };
+        let mut sets = vec![
+            "router.allocator_iterations=3",
+            "router.credit_return=packet",
+            "router.vcs_local=2",
+            "router.vcs_global=1",
+            "routing.algorithm=ofar",
+            "routing.misroute_threshold=0.9",
+            "routing.escape=tree",
+            "routing.misroute_congested_global={ factor = 1.5, packets = 0.0 }",
+            "traffic.pattern=adv-global",
+            "traffic.offset=4",
+            "traffic.burst_packets=500",
+            "simulation.max_cycles=200000",
+            &s,
+            &r,
+        ];
+        sets.extend_from_slice(cm);
+        sets.extend_from_slice(&rules);
+        let b = fogsim_example(&sets).burst.expect("a burst");
+        b.consumption_cycles as f64
+    };
+    let bcm = ["routing.congestion=bcm", "routing.bcm_escape=true"];
+    let ecm = ["routing.congestion=ecm", "routing.ecm_buffers=downstream"];
+    let (mut sum_bcm, mut sum_ecm) = (0.0, 0.0);
+    let mut faster_with_ecm = Vec::new();
+    for (seed, root, fog_bcm, fog_ecm) in fogsim {
+        let (b, e) = (burst(seed, root, &bcm, true), burst(seed, root, &ecm, true));
+        eprintln!(
+            "seed {seed} (root {root}): BCM {b} (FOGSim {fog_bcm}), ECM {e} (FOGSim {fog_ecm})"
+        );
+        for (what, got, want) in [("BCM", b, fog_bcm), ("ECM", e, fog_ecm)] {
+            assert!(
+                (got - want).abs() < 0.01 * want,
+                "seed {seed}, {what}: {got} cycles against FOGSim's {want}"
+            );
+        }
+        sum_bcm += b;
+        sum_ecm += e;
+        if e < b {
+            faster_with_ecm.push(seed);
+        }
+    }
+    assert!(
+        sum_ecm < 0.997 * sum_bcm,
+        "FOGSim's rules: ECM {} against BCM {} cycles over five seeds (FOGSim 0.989)",
+        sum_ecm / 5.0,
+        sum_bcm / 5.0
+    );
+    // FOGSim: four seeds of five (seed 4 by 0.4%); arcsim's seed 4 is within 0.1%, so ask
+    // for three.
+    assert!(
+        faster_with_ecm.len() >= 3,
+        "ECM faster only with seeds {faster_with_ecm:?}"
+    );
+    let (mut any_bcm, mut any_ecm) = (0.0, 0.0);
+    for (seed, root, ..) in fogsim {
+        any_bcm += burst(seed, root, &bcm, false);
+        any_ecm += burst(seed, root, &ecm, false);
+    }
+    assert!(
+        any_ecm > 1.01 * any_bcm,
+        "the paper's MM+L and the arbiter on grant: ECM {} against BCM {} cycles",
+        any_ecm / 5.0,
+        any_bcm / 5.0
+    );
+}
