@@ -1504,6 +1504,28 @@ fn advg4_bursts_match_fogsim_and_end_with_the_same_routers() {
     }
 }
 
+/// OFAR with the tree and 2/1(+1) VCs consuming ADVG+4 bursts of 500 packets per node (h = 4):
+/// FOGSim's example settings with the experiments' threshold, allocator iterations and
+/// congested-global restriction, plus `extra` (later overrides win).
+fn tree_bursts_at_h4(extra: &[&str]) -> RunResult {
+    let mut sets = vec![
+        "router.allocator_iterations=3",
+        "router.credit_return=packet",
+        "router.vcs_local=2",
+        "router.vcs_global=1",
+        "routing.algorithm=ofar",
+        "routing.misroute_threshold=0.9",
+        "routing.escape=tree",
+        "routing.misroute_congested_global={ factor = 1.5, packets = 0.0 }",
+        "traffic.pattern=adv-global",
+        "traffic.offset=4",
+        "traffic.burst_packets=500",
+        "simulation.max_cycles=200000",
+    ];
+    sets.extend_from_slice(extra);
+    fogsim_example(&sets)
+}
+
 #[test]
 fn packets_on_the_tree_take_no_mml_hop_with_fogsims_rule_and_use_the_tree_as_fogsim() {
     // FOGSim (2014 source) offers MM+L's local hop only to packets on canonical VCs
@@ -1517,24 +1539,7 @@ fn packets_on_the_tree_take_no_mml_hop_with_fogsims_rule_and_use_the_tree_as_fog
     // again: 0.170 and 0.179.
     let burst = |mml_from_escape: bool| {
         let flag = format!("routing.mml_from_escape={mml_from_escape}");
-        // FOGSim's example settings with the experiments' threshold, iterations and
-        // restriction (later overrides win).
-        let r = fogsim_example(&[
-            "router.allocator_iterations=3",
-            "router.credit_return=packet",
-            "router.vcs_local=2",
-            "router.vcs_global=1",
-            "routing.algorithm=ofar",
-            "routing.misroute_threshold=0.9",
-            "routing.escape=tree",
-            "routing.tree_root=31",
-            "routing.misroute_congested_global={ factor = 1.5, packets = 0.0 }",
-            "traffic.pattern=adv-global",
-            "traffic.offset=4",
-            "traffic.burst_packets=500",
-            "simulation.max_cycles=200000",
-            &flag,
-        ]);
+        let r = tree_bursts_at_h4(&["routing.tree_root=31", &flag]);
         assert_eq!(r.packets.in_flight, 0, "{flag}: the burst is consumed");
         (r.escape.entries_mean, r.escape.hops_mean)
     };
@@ -1588,25 +1593,10 @@ fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_f
         } else {
             ["router.lrs_update=grant", "routing.mml_from_escape=true"]
         };
-        let mut sets = vec![
-            "router.allocator_iterations=3",
-            "router.credit_return=packet",
-            "router.vcs_local=2",
-            "router.vcs_global=1",
-            "routing.algorithm=ofar",
-            "routing.misroute_threshold=0.9",
-            "routing.escape=tree",
-            "routing.misroute_congested_global={ factor = 1.5, packets = 0.0 }",
-            "traffic.pattern=adv-global",
-            "traffic.offset=4",
-            "traffic.burst_packets=500",
-            "simulation.max_cycles=200000",
-            &s,
-            &r,
-        ];
+        let mut sets = vec![s.as_str(), r.as_str()];
         sets.extend_from_slice(cm);
         sets.extend_from_slice(&rules);
-        let b = fogsim_example(&sets).burst.expect("a burst");
+        let b = tree_bursts_at_h4(&sets).burst.expect("a burst");
         b.consumption_cycles as f64
     };
     let bcm = ["routing.congestion=bcm", "routing.bcm_escape=true"];
