@@ -923,6 +923,10 @@ fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_ov
 /// Its 2015 misrouting trigger (minimal output granted, full or busy; `CGA` with `ThMin = 0`)
 /// is the library default; its 2014 code's is `misroute_trigger = "granted"` with
 /// `busy_minimal = "wait"`.
+/// Congestion management as the BCM and ECM curves of experiments/ofar's figure specs set it.
+const SPEC_BCM: [&str; 2] = ["routing.congestion=bcm", "routing.bcm_escape=true"];
+const SPEC_ECM: [&str; 2] = ["routing.congestion=ecm", "routing.ecm_buffers=downstream"];
+
 const FOGSIM: [&str; 4] = [
     "router.crossbar_input=vc",
     "routing.occupancy=vc",
@@ -1048,7 +1052,7 @@ fn ecm_reading_downstream_escape_buffers_holds_fig5_where_ecm_on_inputs_collapse
     let none = at(&[]);
     let bcm = at(&["routing.congestion=bcm"]);
     let ecm_in = at(&["routing.congestion=ecm"]);
-    let ecm_down = at(&["routing.congestion=ecm", "routing.ecm_buffers=downstream"]);
+    let ecm_down = at(&SPEC_ECM);
     eprintln!("Fig. 5, FOGSim settings, h = 3: none {none:.3}, BCM {bcm:.3}, ECM inputs {ecm_in:.3}, ECM downstream {ecm_down:.3}");
     assert!(
         bcm > 0.4 && ecm_down > 0.4,
@@ -1427,9 +1431,11 @@ fn ecm_on_a_two_way_ring_matches_fogsim_and_seldom_throttles_under_advg2() {
         sets.extend_from_slice(cm);
         fogsim_example(&sets)
     };
-    let ecm = ["routing.congestion=ecm", "routing.ecm_buffers=downstream"];
-    let bcm = ["routing.congestion=bcm", "routing.bcm_escape=true"];
-    let (two_way, one_way, bcm) = (at(&ecm, "both"), at(&ecm, "ascending"), at(&bcm, "both"));
+    let (two_way, one_way, bcm) = (
+        at(&SPEC_ECM, "both"),
+        at(&SPEC_ECM, "ascending"),
+        at(&SPEC_BCM, "both"),
+    );
     eprintln!(
         "Ring+ECM ADVG+2 1.0, FOGSim's settings: two-way {:.4}, one-way {:.4}; Ring+BCM {:.4}; FOGSim 0.3234 and 0.2723",
         two_way.accepted_load, one_way.accepted_load, bcm.accepted_load
@@ -1573,9 +1579,9 @@ fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_f
     // (docs/reproductions/ofar-fogsim/s21-probes.txt). With FOGSim's input arbiter
     // (`router.lrs_update = "request"`) and its rule that a packet on the tree takes no MM+L
     // hop (`routing.mml_from_escape = false`), as experiments/ofar sets them, arcsim's runs are
-    // within 1% of FOGSim's and ECM is faster with the same four seeds (0.6% on average). With the paper's
-    // reading of MM+L and the arbiter on grant packets enter the tree more often and ECM is
-    // 2.3% slower.
+    // within 1% of FOGSim's and ECM is faster with the same four seeds (0.6% on average).
+    // With the paper's reading of MM+L and the arbiter on grant packets enter the tree more
+    // often and ECM is 2.3% slower.
     let fogsim = [
         (1, 31, 18_672.0, 18_261.0),
         (2, 40, 18_314.0, 18_540.0),
@@ -1599,8 +1605,7 @@ fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_f
         let b = tree_bursts_at_h4(&sets).burst.expect("a burst");
         b.consumption_cycles as f64
     };
-    let bcm = ["routing.congestion=bcm", "routing.bcm_escape=true"];
-    let ecm = ["routing.congestion=ecm", "routing.ecm_buffers=downstream"];
+    let (bcm, ecm) = (SPEC_BCM, SPEC_ECM);
     let (mut sum_bcm, mut sum_ecm) = (0.0, 0.0);
     let mut faster_with_ecm = Vec::new();
     for (seed, root, fog_bcm, fog_ecm) in fogsim {
