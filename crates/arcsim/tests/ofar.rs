@@ -923,16 +923,16 @@ fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_ov
 /// Its 2015 misrouting trigger (minimal output granted, full or busy; `CGA` with `ThMin = 0`)
 /// is the library default; its 2014 code's is `misroute_trigger = "granted"` with
 /// `busy_minimal = "wait"`.
-/// Congestion management as the BCM and ECM curves of experiments/ofar's figure specs set it.
-const SPEC_BCM: [&str; 2] = ["routing.congestion=bcm", "routing.bcm_escape=true"];
-const SPEC_ECM: [&str; 2] = ["routing.congestion=ecm", "routing.ecm_buffers=downstream"];
-
 const FOGSIM: [&str; 4] = [
     "router.crossbar_input=vc",
     "routing.occupancy=vc",
     "routing.ofar_l_mml=true",
     "routing.mml_commit=true",
 ];
+
+/// Congestion management as the BCM and ECM curves of experiments/ofar's figure specs set it.
+const SPEC_BCM: [&str; 2] = ["routing.congestion=bcm", "routing.bcm_escape=true"];
+const SPEC_ECM: [&str; 2] = ["routing.congestion=ecm", "routing.ecm_buffers=downstream"];
 
 #[test]
 fn misrouting_only_around_congested_global_links_lifts_ofar_above_min_under_uniform_load() {
@@ -1605,11 +1605,13 @@ fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_f
         let b = tree_bursts_at_h4(&sets).burst.expect("a burst");
         b.consumption_cycles as f64
     };
-    let (bcm, ecm) = (SPEC_BCM, SPEC_ECM);
     let (mut sum_bcm, mut sum_ecm) = (0.0, 0.0);
     let mut faster_with_ecm = Vec::new();
     for (seed, root, fog_bcm, fog_ecm) in fogsim {
-        let (b, e) = (burst(seed, root, &bcm, true), burst(seed, root, &ecm, true));
+        let (b, e) = (
+            burst(seed, root, &SPEC_BCM, true),
+            burst(seed, root, &SPEC_ECM, true),
+        );
         eprintln!(
             "seed {seed} (root {root}): BCM {b} (FOGSim {fog_bcm}), ECM {e} (FOGSim {fog_ecm})"
         );
@@ -1639,8 +1641,8 @@ fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_f
     );
     let (mut any_bcm, mut any_ecm) = (0.0, 0.0);
     for (seed, root, ..) in fogsim {
-        any_bcm += burst(seed, root, &bcm, false);
-        any_ecm += burst(seed, root, &ecm, false);
+        any_bcm += burst(seed, root, &SPEC_BCM, false);
+        any_ecm += burst(seed, root, &SPEC_ECM, false);
     }
     assert!(
         any_ecm > 1.01 * any_bcm,
