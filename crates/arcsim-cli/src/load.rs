@@ -53,3 +53,38 @@ pub fn finish(mut tree: toml::Value, sets: &[String]) -> Result<Config, ConfigEr
 pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Config> {
     Ok(finish(load_tree(path)?, sets)?)
 }
+
+/// Warn (on stderr) about routing keys set to something other than their default that no
+/// simulation of the command reads, such as `--set routing.rings=["b"]` with MIN. A key that
+/// some of a sweep's or figure's curves read is not reported. With `only`, just the keys these
+/// `--set` overrides name: a figure's base configuration sets the keys of every routing the
+/// figure compares, so only what the user adds on the command line is worth a warning there.
+pub fn warn_unused_keys<'a>(cfgs: impl IntoIterator<Item = &'a Config>, only: Option<&[String]>) {
+    let mut unused: Option<Vec<(&'static str, String)>> = None;
+    for cfg in cfgs {
+        let here = cfg.routing.unused_keys();
+        unused = Some(match unused {
+            None => here,
+            Some(prev) => prev
+                .into_iter()
+                .filter(|(k, _)| here.iter().any(|(h, _)| h == k))
+                .collect(),
+        });
+        if unused.as_ref().is_some_and(|u| u.is_empty()) {
+            return;
+        }
+    }
+    let named = |key: &str| {
+        only.is_none_or(|sets| {
+            sets.iter().any(|s| {
+                let set = s.split('=').next().unwrap_or_default().trim();
+                set == key || set.strip_prefix(key).is_some_and(|r| r.starts_with('.'))
+            })
+        })
+    };
+    for (key, why) in unused.unwrap_or_default() {
+        if named(key) {
+            eprintln!("arcsim: warning: {key} is set but has no effect: {why}");
+        }
+    }
+}

@@ -432,3 +432,86 @@ fn bench_repeats_identically_and_reports_the_median() {
     let zero = arcsim(&dir, &["bench", "--h", "2", "--repeat", "0"]);
     assert_clean_failure(&zero, "bench --repeat 0", &["--repeat"]);
 }
+
+/// A key that no simulation of the command reads is warned about, once, naming the key and
+/// the reason; keys some curve reads, and a figure base's keys, are not.
+#[test]
+fn keys_no_simulation_reads_are_warned_about() {
+    let dir = temp_dir("cli-unused");
+    let short = [
+        "--set",
+        "simulation.warmup_cycles=50",
+        "--set",
+        "simulation.measure_cycles=50",
+    ];
+    let mut args = vec!["run"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&short);
+    args.extend_from_slice(&["--set", "routing.rings=[\"b\"]", "--out", "o"]);
+    let out = arcsim(&dir, &args);
+    assert_success(&out, "run with an OFAR key and MIN");
+    let err = text(&out.stderr);
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    assert!(
+        err.contains("warning: routing.rings is set but has no effect")
+            && err.contains("routing.algorithm = \"min\""),
+        "{err}"
+    );
+
+    // A sweep whose curves include OFAR reads routing.ring_direction: no warning. PB's keys
+    // are read by no curve.
+    let mut args = vec!["sweep", "--load", "0.1:0.2:0.1"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&short);
+    args.extend_from_slice(&[
+        "--vary",
+        "routing.algorithm=min,ofar",
+        "--set",
+        "routing.ring_direction=both",
+        "--set",
+        "routing.pb_period=20",
+        "--out",
+        "s",
+    ]);
+    let out = arcsim(&dir, &args);
+    assert_success(&out, "sweep MIN and OFAR");
+    let err = text(&out.stderr);
+    assert!(!err.contains("routing.ring_direction"), "{err}");
+    assert!(
+        err.contains("warning: routing.pb_period is set but has no effect: only PB reads it"),
+        "{err}"
+    );
+
+    // A figure: the base's keys for other routings are not reported, a --set that no
+    // simulation reads is.
+    let spec = experiments().join("fig14.toml");
+    let spec = spec.to_str().unwrap();
+    let out = arcsim(&dir, &["figure", spec, "--scale", "quick", "--dry-run"]);
+    assert_success(&out, "figure 14 --dry-run");
+    assert!(
+        !text(&out.stderr).contains("warning"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = arcsim(
+        &dir,
+        &[
+            "figure",
+            spec,
+            "--scale",
+            "quick",
+            "--dry-run",
+            "--set",
+            "routing.tree_root=3",
+        ],
+    );
+    assert_success(&out, "figure 14 --dry-run --set routing.tree_root=3");
+    assert!(
+        text(&out.stderr).contains(
+            "warning: routing.tree_root is set but has no effect: only routing.escape = \"tree\" reads it"
+        ),
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

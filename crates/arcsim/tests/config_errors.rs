@@ -717,3 +717,97 @@ fn range_errors_say_what_was_given() {
         &["1.5 is outside [0, 1]"],
     );
 }
+
+/// Keys of one routing set together with another are not errors (a figure's curves share a
+/// base that sets the keys of every routing it compares) but are listed, with the reason, for
+/// the command line to warn about.
+#[test]
+fn keys_the_routing_does_not_read_are_listed() {
+    let unused = |sets: &[&str]| -> Vec<&'static str> {
+        check_sets(sets)
+            .expect("valid")
+            .routing
+            .unused_keys()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect()
+    };
+    // The embedded default sets nothing it does not read.
+    assert!(unused(&[]).is_empty());
+    assert_eq!(unused(&["routing.rings=[\"b\"]"]), ["routing.rings"]);
+    let why = check_sets(&["routing.rings=[\"b\"]"])
+        .unwrap()
+        .routing
+        .unused_keys();
+    assert!(why[0].1.contains("only OFAR and OFAR-L") && why[0].1.contains("\"min\""));
+    assert_eq!(
+        unused(&[
+            "routing.algorithm=ofar",
+            "routing.pb_factor=3",
+            "routing.ugal_threshold=5"
+        ]),
+        ["routing.ugal_threshold", "routing.pb_factor"]
+    );
+    assert_eq!(
+        unused(&["routing.algorithm=pb", "routing.pb_factor=3"]),
+        [""; 0]
+    );
+    // Within OFAR: ring keys with the tree, tree keys with a ring, BCM keys with ECM.
+    assert_eq!(
+        unused(&[
+            "routing.algorithm=ofar",
+            "routing.escape=tree",
+            "routing.ring_direction=both",
+            "routing.congestion=ecm",
+            "routing.bcm_bubble=3",
+            "routing.ecm_threshold=0.5",
+        ]),
+        ["routing.ring_direction", "routing.bcm_bubble"]
+    );
+    assert_eq!(
+        unused(&["routing.algorithm=ofar", "routing.tree_root=5"]),
+        ["routing.tree_root"]
+    );
+    // MM+L's keys: read by OFAR, by OFAR-L only with ofar_l_mml.
+    assert!(unused(&["routing.algorithm=ofar", "routing.mml_commit=true"]).is_empty());
+    assert_eq!(
+        unused(&["routing.algorithm=ofar-l", "routing.mml_commit=true"]),
+        ["routing.mml_commit"]
+    );
+    assert!(unused(&[
+        "routing.algorithm=ofar-l",
+        "routing.ofar_l_mml=true",
+        "routing.mml_commit=true"
+    ])
+    .is_empty());
+    assert_eq!(
+        unused(&["routing.algorithm=ofar", "routing.ofar_l_mml=true"]),
+        ["routing.ofar_l_mml"]
+    );
+    // The seed-001 base sets the keys of every routing of its figures: PB ignores OFAR's,
+    // OFAR ignores PB's, and each reads its own.
+    let base = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../experiments/ofar/base.toml"
+    ))
+    .unwrap();
+    let with = |alg: &str| {
+        let mut cfg = check_toml(&base).expect("base.toml is valid");
+        cfg.routing.algorithm = match alg {
+            "pb" => arcsim::config::RoutingAlgorithm::Pb,
+            _ => arcsim::config::RoutingAlgorithm::Ofar,
+        };
+        cfg.routing.unused_keys()
+    };
+    let pb = with("pb");
+    assert!(pb.iter().any(|(k, _)| *k == "routing.ring_direction"));
+    assert!(pb.iter().all(|(k, _)| !k.starts_with("routing.pb_")));
+    let ofar = with("ofar");
+    assert!(ofar.iter().any(|(k, _)| *k == "routing.pb_margin"));
+    // ... and ofar_l_mml, which only OFAR-L reads.
+    assert!(
+        ofar.iter()
+            .all(|(k, _)| k.starts_with("routing.pb_") || *k == "routing.ofar_l_mml"),
+        "{ofar:?}"
+    );
+}

@@ -598,6 +598,208 @@ impl Default for RoutingConfig {
 }
 
 impl RoutingConfig {
+    /// Keys set to something other than their default that this configuration's routing does
+    /// not read, each with the reason: `routing.rings` with MIN, `routing.pb_factor` with OFAR,
+    /// `routing.tree_root` with a ring. Not an error (a figure's curves share one base that
+    /// sets the keys of every routing it compares), but worth a warning when no simulation of
+    /// a command reads a key the user set.
+    pub fn unused_keys(&self) -> Vec<(&'static str, String)> {
+        let d = RoutingConfig::default();
+        let alg = self.algorithm;
+        let ofar = alg.uses_escape();
+        let not_ofar = || {
+            format!(
+                "only OFAR and OFAR-L read it, and routing.algorithm = \"{}\"",
+                alg.name()
+            )
+        };
+        let mut out = Vec::new();
+        let mut check = |changed: bool, key: &'static str, read: bool, why: &dyn Fn() -> String| {
+            if changed && !read {
+                out.push((key, why()));
+            }
+        };
+        let pb = alg == RoutingAlgorithm::Pb;
+        let only_pb = || {
+            format!(
+                "only PB reads it, and routing.algorithm = \"{}\"",
+                alg.name()
+            )
+        };
+        check(
+            self.ugal_threshold != d.ugal_threshold,
+            "routing.ugal_threshold",
+            pb || alg == RoutingAlgorithm::UgalL,
+            &|| {
+                format!(
+                    "only UGAL-L and PB read it, and routing.algorithm = \"{}\"",
+                    alg.name()
+                )
+            },
+        );
+        check(
+            self.pb_factor != d.pb_factor,
+            "routing.pb_factor",
+            pb,
+            &only_pb,
+        );
+        check(
+            self.pb_period != d.pb_period,
+            "routing.pb_period",
+            pb,
+            &only_pb,
+        );
+        check(
+            self.pb_utilisation != d.pb_utilisation,
+            "routing.pb_utilisation",
+            pb,
+            &only_pb,
+        );
+        check(
+            self.pb_margin != d.pb_margin,
+            "routing.pb_margin",
+            pb,
+            &only_pb,
+        );
+        check(
+            self.pb_model != d.pb_model,
+            "routing.pb_model",
+            pb,
+            &only_pb,
+        );
+        for (changed, key) in [
+            (
+                self.misroute_threshold != d.misroute_threshold,
+                "routing.misroute_threshold",
+            ),
+            (self.escape != d.escape, "routing.escape"),
+            (self.busy_minimal != d.busy_minimal, "routing.busy_minimal"),
+            (self.occupancy != d.occupancy, "routing.occupancy"),
+            (
+                self.escape_patience != d.escape_patience,
+                "routing.escape_patience",
+            ),
+            (
+                self.escape_from_injection != d.escape_from_injection,
+                "routing.escape_from_injection",
+            ),
+            (
+                self.misroute_trigger != d.misroute_trigger,
+                "routing.misroute_trigger",
+            ),
+            (
+                self.misroute_congested_global != d.misroute_congested_global,
+                "routing.misroute_congested_global",
+            ),
+        ] {
+            check(changed, key, ofar, &not_ofar);
+        }
+        let ring = self.escape == EscapeKind::Ring;
+        let tree = self.escape == EscapeKind::Tree;
+        let escape_is = |kind: &'static str| {
+            move || {
+                if ofar {
+                    format!("only routing.escape = \"{kind}\" reads it")
+                } else {
+                    not_ofar()
+                }
+            }
+        };
+        check(
+            self.rings != d.rings,
+            "routing.rings",
+            ofar && ring,
+            &escape_is("ring"),
+        );
+        check(
+            self.ring_direction != d.ring_direction,
+            "routing.ring_direction",
+            ofar && ring,
+            &escape_is("ring"),
+        );
+        check(
+            self.tree_root != d.tree_root,
+            "routing.tree_root",
+            ofar && tree,
+            &escape_is("tree"),
+        );
+        let congestion_is = |kind: &'static str| {
+            move || {
+                if ofar {
+                    format!("only routing.congestion = \"{kind}\" reads it")
+                } else {
+                    not_ofar()
+                }
+            }
+        };
+        let bcm = ofar && self.congestion == CongestionKind::Bcm;
+        check(
+            self.bcm_bubble != d.bcm_bubble,
+            "routing.bcm_bubble",
+            bcm,
+            &congestion_is("bcm"),
+        );
+        check(
+            self.bcm_bubble_global != d.bcm_bubble_global,
+            "routing.bcm_bubble_global",
+            bcm,
+            &congestion_is("bcm"),
+        );
+        check(
+            self.ecm_threshold != d.ecm_threshold,
+            "routing.ecm_threshold",
+            ofar && self.congestion == CongestionKind::Ecm,
+            &congestion_is("ecm"),
+        );
+        check(
+            self.busy_wait_max != d.busy_wait_max,
+            "routing.busy_wait_max",
+            ofar && self.busy_minimal == BusyMinimal::Wait,
+            &|| {
+                if ofar {
+                    "only routing.busy_minimal = \"wait\" reads it".to_string()
+                } else {
+                    not_ofar()
+                }
+            },
+        );
+        // MM+L's local hop: OFAR always takes it, OFAR-L only with ofar_l_mml.
+        let mml =
+            alg == RoutingAlgorithm::Ofar || (alg == RoutingAlgorithm::OfarL && self.ofar_l_mml);
+        check(
+            self.ofar_l_mml != d.ofar_l_mml,
+            "routing.ofar_l_mml",
+            alg == RoutingAlgorithm::OfarL,
+            &|| {
+                format!(
+                    "only OFAR-L reads it, and routing.algorithm = \"{}\"",
+                    alg.name()
+                )
+            },
+        );
+        let no_mml = || {
+            if alg == RoutingAlgorithm::OfarL {
+                "OFAR-L takes MM+L's local hop only with routing.ofar_l_mml = true".to_string()
+            } else {
+                not_ofar()
+            }
+        };
+        for (changed, key) in [
+            (
+                self.mml_min_occupancy != d.mml_min_occupancy,
+                "routing.mml_min_occupancy",
+            ),
+            (self.mml_commit != d.mml_commit, "routing.mml_commit"),
+            (
+                self.mml_from_escape != d.mml_from_escape,
+                "routing.mml_from_escape",
+            ),
+        ] {
+            check(changed, key, mml, &no_mml);
+        }
+        out
+    }
+
     pub fn validate(
         &self,
         topo: &TopologyConfig,
