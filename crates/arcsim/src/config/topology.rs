@@ -1,0 +1,141 @@
+//! `[topology]`: the network's shape and link latencies.
+
+use super::field_err;
+use crate::error::ConfigError;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TopologyKind {
+    Dragonfly,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GlobalArrangement {
+    /// Global link `l` of group `G` goes to group `G - l - 1` (mod g): the arrangement that ring A
+    /// of seed 001 (section 3.3.2) presumes.
+    PalmTree,
+    /// Global link `l` of group `G` goes to the `l`-th other group in increasing order.
+    Consecutive,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TopologyConfig {
+    pub kind: TopologyKind,
+    /// Terminals (computing nodes) per router.
+    pub p: usize,
+    /// Routers per group.
+    pub a: usize,
+    /// Global links per router.
+    pub h: usize,
+    /// Number of groups; 0 means the maximum, a*h + 1.
+    pub groups: usize,
+    pub arrangement: GlobalArrangement,
+    /// Link latencies in cycles.
+    pub local_latency: u32,
+    pub global_latency: u32,
+    /// Latency of the router-to-terminal (ejection) link; injection is into the router's
+    /// injection buffer directly.
+    pub terminal_latency: u32,
+}
+
+impl Default for TopologyConfig {
+    fn default() -> Self {
+        TopologyConfig {
+            kind: TopologyKind::Dragonfly,
+            p: 6,
+            a: 12,
+            h: 6,
+            groups: 0,
+            arrangement: GlobalArrangement::PalmTree,
+            local_latency: 10,
+            global_latency: 100,
+            terminal_latency: 1,
+        }
+    }
+}
+
+impl TopologyConfig {
+    pub fn num_groups(&self) -> usize {
+        if self.groups == 0 {
+            self.a * self.h + 1
+        } else {
+            self.groups
+        }
+    }
+}
+
+impl TopologyConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.p == 0 {
+            return Err(field_err(
+                "topology.p",
+                "must be at least 1 terminal per router",
+            ));
+        }
+        if self.a == 0 {
+            return Err(field_err(
+                "topology.a",
+                "must be at least 1 router per group",
+            ));
+        }
+        if self.h == 0 {
+            return Err(field_err(
+                "topology.h",
+                "must be at least 1 global link per router",
+            ));
+        }
+        // The radix first: it bounds p, a and h, so the products below cannot overflow.
+        // In u128, so that absurd values are reported exactly instead of wrapping around.
+        let radix = self.p as u128 + self.a as u128 + self.h as u128 - 1;
+        if radix > crate::router::MAX_RADIX as u128 {
+            return Err(field_err(
+                "topology",
+                format!(
+                    "router radix p + a - 1 + h = {radix} exceeds the supported maximum of {} (p = {}, a = {}, h = {})",
+                    crate::router::MAX_RADIX,
+                    self.p,
+                    self.a,
+                    self.h
+                ),
+            ));
+        }
+        let max_groups = self.a * self.h + 1;
+        if self.groups != 0 && (self.groups < 2 || self.groups > max_groups) {
+            return Err(field_err(
+                "topology.groups",
+                format!(
+                    "{} group{} is impossible with a={} and h={}: allowed 2..={} (a*h+1), or 0 for the maximum",
+                    self.groups,
+                    if self.groups == 1 { "" } else { "s" },
+                    self.a,
+                    self.h,
+                    max_groups
+                ),
+            ));
+        }
+        for (name, lat) in [
+            ("topology.local_latency", self.local_latency),
+            ("topology.global_latency", self.global_latency),
+        ] {
+            if lat == 0 || lat > 10_000 {
+                return Err(field_err(
+                    name,
+                    format!("{lat} cycles is out of range: allowed 1..=10000"),
+                ));
+            }
+        }
+        if self.terminal_latency > 10_000 {
+            return Err(field_err(
+                "topology.terminal_latency",
+                format!(
+                    "{} cycles is out of range: allowed 0..=10000",
+                    self.terminal_latency
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,195 @@
+//! `[traffic]`: destination patterns, mixtures, bursts and the transient change.
+
+use super::{check_finite_at_least, field_err, TopologyConfig};
+use crate::error::ConfigError;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PatternKind {
+    /// Any node other than the source.
+    Uniform,
+    /// A random node of group (src_group + offset) mod g.
+    AdvGlobal,
+    /// A random node of router (src_router + offset) mod a of the source group.
+    AdvLocal,
+    /// 25% of the traffic to the first 12.5% of the nodes, the rest uniform.
+    HotRegion,
+    /// A fixed random permutation of the nodes (derangement, drawn from the seed).
+    Permutation,
+    /// `hot_fraction` of the traffic to `hot_nodes` nodes, the rest uniform.
+    HotSpot,
+    /// MPI_Alltoall-style schedule: node n's i-th packet goes to (n + 1 + i mod (N-1)) mod N,
+    /// so a burst of N - 1 packets per node sends exactly one packet to every other node.
+    AllToAll,
+}
+
+/// One component of a traffic mixture.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixEntry {
+    pub pattern: PatternKind,
+    #[serde(default = "default_offset")]
+    pub offset: usize,
+    /// Relative weight (percentages are the usual choice; they need not add to 100).
+    pub weight: f64,
+}
+
+fn default_offset() -> usize {
+    1
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrafficConfig {
+    pub pattern: PatternKind,
+    /// Offset N of ADVG+N and ADVL+N.
+    pub offset: usize,
+    /// Offered load in phits/(node*cycle), in (0, 1].
+    pub load: f64,
+    /// When non-empty, replaces `pattern`/`offset` with a weighted mixture.
+    pub mix: Vec<MixEntry>,
+    pub hot_nodes: usize,
+    pub hot_fraction: f64,
+    /// Burst mode: when > 0 every node sends this many packets as fast as it can and the run
+    /// ends when all are delivered; `load` and the measurement window are then ignored.
+    pub burst_packets: u64,
+    /// A change of pattern and/or load at a given cycle (transient experiments).
+    pub change: Option<TrafficChange>,
+}
+
+impl Default for TrafficConfig {
+    fn default() -> Self {
+        TrafficConfig {
+            pattern: PatternKind::Uniform,
+            offset: 1,
+            load: 0.4,
+            mix: Vec::new(),
+            hot_nodes: 1,
+            hot_fraction: 0.1,
+            burst_packets: 0,
+            change: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrafficChange {
+    /// Cycle at which the new pattern/load takes effect.
+    pub at_cycle: u64,
+    pub pattern: Option<PatternKind>,
+    pub offset: Option<usize>,
+    pub load: Option<f64>,
+    #[serde(default)]
+    pub mix: Vec<MixEntry>,
+}
+
+impl TrafficConfig {
+    pub fn validate(&self, topo: &TopologyConfig) -> Result<(), ConfigError> {
+        check_load("traffic.load", self.load)?;
+        check_pattern("traffic", self.pattern, self.offset, &self.mix, self, topo)?;
+        if let Some(ch) = &self.change {
+            if let Some(load) = ch.load {
+                check_load("traffic.change.load", load)?;
+            }
+            let pattern = ch.pattern.unwrap_or(self.pattern);
+            let offset = ch.offset.unwrap_or(self.offset);
+            check_pattern("traffic.change", pattern, offset, &ch.mix, self, topo)?;
+            if self.burst_packets > 0 {
+                return Err(field_err(
+                    "traffic.change",
+                    "a transient change cannot be combined with burst mode (traffic.burst_packets > 0)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_load(name: &str, load: f64) -> Result<(), ConfigError> {
+    if !(load > 0.0 && load <= 1.0) {
+        return Err(field_err(
+            name,
+            format!("{load} is outside (0, 1]: the offered load is in phits/(node*cycle) and a link carries at most 1"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_pattern(
+    prefix: &str,
+    pattern: PatternKind,
+    offset: usize,
+    mix: &[MixEntry],
+    traffic: &TrafficConfig,
+    topo: &TopologyConfig,
+) -> Result<(), ConfigError> {
+    let single = [MixEntry {
+        pattern,
+        offset,
+        weight: 1.0,
+    }];
+    let entries: &[MixEntry] = if mix.is_empty() { &single } else { mix };
+    let groups = topo.num_groups();
+    let nodes = groups * topo.a * topo.p;
+    let mut total = 0.0;
+    for (i, e) in entries.iter().enumerate() {
+        let name = if mix.is_empty() {
+            format!("{prefix}.offset")
+        } else {
+            format!("{prefix}.mix[{i}]")
+        };
+        check_finite_at_least(&format!("{prefix}.mix[{i}].weight"), e.weight, 0.0, "")?;
+        total += e.weight;
+        if !mix.is_empty() && e.pattern == PatternKind::AllToAll {
+            return Err(field_err(
+                &name,
+                format!("all-to-all is a per-node schedule, not a destination distribution, and cannot be part of a mixture: use {prefix}.pattern = \"all-to-all\" with no mix"),
+            ));
+        }
+        match e.pattern {
+            PatternKind::AdvGlobal if e.offset % groups == 0 => {
+                return Err(field_err(
+                    &name,
+                    format!("ADVG+{} sends every group to itself with {groups} groups: use an offset that is not a multiple of {groups}", e.offset),
+                ))
+            }
+            PatternKind::AdvLocal if e.offset % topo.a == 0 => {
+                return Err(field_err(
+                    &name,
+                    format!("ADVL+{} sends every router to itself with a={}: use an offset that is not a multiple of {}", e.offset, topo.a, topo.a),
+                ))
+            }
+            PatternKind::HotSpot => {
+                if traffic.hot_nodes == 0 || traffic.hot_nodes >= nodes {
+                    return Err(field_err(
+                        "traffic.hot_nodes",
+                        format!("allowed 1..{nodes} (the network has {nodes} nodes)"),
+                    ));
+                }
+                if !(0.0..=1.0).contains(&traffic.hot_fraction) {
+                    return Err(field_err(
+                        "traffic.hot_fraction",
+                        format!("{} is outside [0, 1]", traffic.hot_fraction),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if total <= 0.0 {
+        return Err(field_err(
+            &format!("{prefix}.mix"),
+            "weights add up to 0: give at least one positive weight",
+        ));
+    }
+    if !total.is_finite() {
+        // Each weight is finite, but e.g. 1e308 + 1e308 is not: every share would be 0.
+        return Err(field_err(
+            &format!("{prefix}.mix"),
+            "weights add up to more than the largest float: use smaller weights (percentages, say)",
+        ));
+    }
+    Ok(())
+}
