@@ -17,6 +17,7 @@
 
 pub mod events;
 pub mod packet;
+mod result;
 mod watchdog;
 
 pub use watchdog::DeadlockReport;
@@ -27,10 +28,7 @@ use crate::rng::Rng;
 use crate::router::buffers::{OutVc, Slots};
 use crate::router::state::{PortState, VcState};
 use crate::routing::{self, vc::VcMap, Candidates, Routing};
-use crate::stats::summary::{
-    Burst, EscapeStats, Hops, MeanMax, Packets, PerEntity, Series, SeriesPoint,
-};
-use crate::stats::{Collector, Dist, Fairness, RunResult};
+use crate::stats::{Collector, RunResult};
 use crate::topology::{Dragonfly, Network, PortClass, Topology};
 use crate::traffic::calendar::Calendar;
 use crate::traffic::{Injection, Pattern, Workload};
@@ -431,7 +429,7 @@ impl<R: Routing> Simulation<R> {
         } else {
             (sim.warmup_cycles, sim.warmup_cycles + sim.measure_cycles)
         };
-        let pattern_name = describe_pattern(cfg);
+        let pattern_name = result::describe_pattern(cfg);
         let routing_period = routing.period();
         let sleep_pair = if routing.injection_state_dependent() && !routing.state_dependent() {
             vec![[0u8; 2]; vcs.len()]
@@ -997,135 +995,6 @@ impl<R: Routing> Simulation<R> {
         }
     }
 
-    fn result(&self, wall: f64) -> RunResult {
-        let c = &self.collector;
-        let nodes = self.net.num_terminals() as f64;
-        let burst = matches!(self.injection, Injection::Burst { .. }) || (self.burst_total > 0);
-        let span = if burst {
-            (self.last_tail + 1) as f64
-        } else {
-            (c.window_end - c.window_start) as f64
-        };
-        let n = c.delivered_in_window.max(1) as f64;
-        let dist = |h: &hdrhistogram::Histogram<u64>, sum: u128| Dist {
-            mean: if c.delivered_in_window > 0 {
-                sum as f64 / n
-            } else {
-                0.0
-            },
-            p50: h.value_at_quantile(0.5) as f64,
-            p99: h.value_at_quantile(0.99) as f64,
-            max: h.max() as f64,
-        };
-        let max_hops = c.hops.iter().rposition(|&x| x > 0).unwrap_or(0);
-        let inj_r: Vec<f64> = c.injected_per_router.iter().map(|&x| x as f64).collect();
-        let acc_r: Vec<f64> = c.accepted_per_router.iter().map(|&x| x as f64).collect();
-        let per_group = |v: &[f64]| -> Vec<f64> {
-            let a = self.shape_a();
-            v.chunks(a).map(|ch| ch.iter().sum()).collect()
-        };
-        let series = c.series.as_ref().map(|s| {
-            // A delivery is stamped with its tail's arrival, which can lie past the last
-            // simulated cycle; the windows stop at the end of the run (the burst's last tail).
-            let end = if burst {
-                (self.last_tail + 1).max(self.now)
-            } else {
-                self.now
-            };
-            let windows = s
-                .delivered_phits
-                .len()
-                .max(s.generated.len())
-                .max(s.lat_count.len())
-                .min(end.div_ceil(s.width) as usize);
-            let get = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
-            Series {
-                window_cycles: s.width,
-                points: (0..windows)
-                    .map(|i| {
-                        let cnt = get(&s.lat_count, i);
-                        SeriesPoint {
-                            cycle: i as u64 * s.width,
-                            accepted_load: get(&s.delivered_phits, i) as f64
-                                / (nodes * s.width as f64),
-                            generated_load: get(&s.generated, i) as f64 * self.pkt_len as f64
-                                / (nodes * s.width as f64),
-                            latency_mean: if cnt > 0 {
-                                get(&s.lat_sum, i) as f64 / cnt as f64
-                            } else {
-                                0.0
-                            },
-                            latency_samples: cnt,
-                            misrouted_fraction: if cnt > 0 {
-                                get(&s.misrouted, i) as f64 / cnt as f64
-                            } else {
-                                0.0
-                            },
-                        }
-                    })
-                    .collect(),
-            }
-        });
-        RunResult {
-            topology: self.describe.clone(),
-            routing: self.routing.name().to_string(),
-            pattern: self.pattern_name.clone(),
-            seed: self.seed,
-            nodes: nodes as u64,
-            offered_load: if burst { 0.0 } else { self.offered },
-            generated_load: c.generated_in_window as f64 * self.pkt_len as f64 / (nodes * span),
-            accepted_load: c.phits_in_window as f64 / (nodes * span),
-            latency: dist(&c.latency, c.latency_sum),
-            network_latency: MeanMax {
-                mean: if c.delivered_in_window > 0 {
-                    c.net_latency_sum as f64 / n
-                } else {
-                    0.0
-                },
-                max: c.net_latency_max as f64,
-            },
-            hops: Hops {
-                mean: c.hops_sum as f64 / n,
-                max: c.hops_max as u64,
-                histogram: c.hops[..=max_hops].to_vec(),
-            },
-            misrouted_fraction: c.misrouted_in_window as f64 / n,
-            escape: EscapeStats {
-                entered_fraction: c.escaped_in_window as f64 / n,
-                entries_mean: c.escape_entries_sum as f64 / n,
-                entries_max: c.escape_entries_max as u64,
-                hops_mean: c.escape_hops_sum as f64 / n,
-                max_hops_without_escape: c.max_hops_no_escape as u64,
-            },
-            packets: Packets {
-                generated: self.generated,
-                delivered: self.delivered,
-                in_flight: self.generated - self.delivered,
-                refused_at_source: self.refused,
-            },
-            per_router: PerEntity {
-                injected: Fairness::of(&inj_r),
-                accepted: Fairness::of(&acc_r),
-            },
-            per_group: PerEntity {
-                injected: Fairness::of(&per_group(&inj_r)),
-                accepted: Fairness::of(&per_group(&acc_r)),
-            },
-            injected_per_router: c.injected_per_router.clone(),
-            burst: burst.then(|| Burst {
-                packets_per_node: self.burst_total / self.net.num_terminals() as u64,
-                consumption_cycles: self.last_tail + 1,
-                finished_per_router: self.burst_done.clone(),
-            }),
-            series,
-            cycles: self.now,
-            packet_hops: self.packet_hops,
-            wall_seconds: wall,
-            cycles_per_second: self.now as f64 / wall.max(1e-9),
-            packet_hops_per_second: self.packet_hops as f64 / wall.max(1e-9),
-        }
-    }
-
     fn shape_a(&self) -> usize {
         self.group_size
     }
@@ -1141,50 +1010,6 @@ pub trait TopologyShape: Topology {
 impl TopologyShape for Dragonfly {
     fn shape(&self) -> (usize, usize, usize) {
         (self.p, self.a, self.g)
-    }
-}
-
-fn describe_pattern(cfg: &Config) -> String {
-    use crate::config::{MixEntry, PatternKind as P};
-    let t = &cfg.traffic;
-    let one = |k: P, off: usize| match k {
-        P::Uniform => "UN".to_string(),
-        P::AdvGlobal => format!("ADVG+{off}"),
-        P::AdvLocal => format!("ADVL+{off}"),
-        P::HotRegion => "hot-region".into(),
-        P::Permutation => "permutation".into(),
-        P::HotSpot => "hot-spot".into(),
-        P::AllToAll => "all-to-all".into(),
-    };
-    let mix = |m: &[MixEntry]| {
-        m.iter()
-            .map(|e| format!("{}:{}", one(e.pattern, e.offset), e.weight))
-            .collect::<Vec<_>>()
-            .join("/")
-    };
-    let base = if t.mix.is_empty() {
-        one(t.pattern, t.offset)
-    } else {
-        mix(&t.mix)
-    };
-    match &t.change {
-        Some(ch) => {
-            // Mirrors Workload::new: a change's mix wins, then its pattern/offset, else the
-            // pattern stays and only the load changes.
-            let after = if !ch.mix.is_empty() {
-                mix(&ch.mix)
-            } else if ch.pattern.is_some() || ch.offset.is_some() {
-                one(
-                    ch.pattern.unwrap_or(t.pattern),
-                    ch.offset.unwrap_or(t.offset),
-                )
-            } else {
-                base.clone()
-            };
-            let load = ch.load.map(|l| format!(" load {l}")).unwrap_or_default();
-            format!("{base} -> {after}{load} @{}", ch.at_cycle)
-        }
-        None => base,
     }
 }
 
