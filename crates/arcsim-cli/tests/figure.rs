@@ -21,7 +21,9 @@ fn assert_plot(stem: &Path) {
 /// (spec, simulations at full size, at the quick scale, at its other scales).
 type SpecCounts = (&'static str, usize, usize, &'static [(&'static str, usize)]);
 
-const SPECS: [SpecCounts; 10] = [
+const SPECS: [SpecCounts; 11] = [
+    // 4 curves x 5 seeds; quick: 1 seed.
+    ("fig05-series.toml", 20, 4, &[("h6", 20)]),
     // 4 curves x 20 loads x 5 seeds; quick: 4 x 5 loads.
     // h6: 4 curves x 5 loads x 5 seeds.
     ("fig05.toml", 400, 20, &[("h6", 100)]),
@@ -414,6 +416,23 @@ set = ["routing.algorithm=min"]
     );
     assert_plot(&dir.join("t/all/latency"));
     assert!(text(&out.stdout).contains("traffic changes at cycle 600"));
+    // Accepted load per window: every window from cycle 0 (warm-up included, no packet needs
+    // to have finished), both seeds, the load MIN accepts under light traffic.
+    let thr = rows(&dir.join("t/all/throughput.csv"));
+    for curve in ["UGAL-L", "MIN"] {
+        let c: Vec<&csv::StringRecord> = thr.iter().filter(|r| &r[0] == curve).collect();
+        assert_eq!(c.len(), 26, "{curve}: 1,300 cycles in windows of 50");
+        assert_eq!(&c[0][1], "0");
+        assert!(c.iter().all(|r| &r[4] == "2"), "both seeds in every window");
+        let measured: Vec<f64> = c[6..].iter().map(|r| r[2].parse().unwrap()).collect();
+        let mean = measured.iter().sum::<f64>() / measured.len() as f64;
+        assert!(
+            (mean - 0.05).abs() < 0.015,
+            "{curve}: accepted {mean} at 0.05"
+        );
+    }
+    assert_plot(&dir.join("t/all/throughput"));
+    assert!(text(&out.stdout).contains("accepted load per window"));
 
     write(
         &dir,

@@ -1,4 +1,6 @@
-//! Transient figures: latency per generation window around a change of traffic.
+//! Transient figures: latency per generation window around a change of traffic, and the
+//! accepted load per window (how throughput evolves: after a change, or as a network
+//! collapses at a constant load).
 
 use super::Finished;
 use crate::plot::{line_plot, Curve, PlotSpec, Point};
@@ -39,9 +41,28 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         writeln!(
             report,
             "{:<24} {:>14} {:>14} {:>14}",
-            "curve", "before change", "peak after", "mean after"
+            "curve",
+            if change.is_some() {
+                "before change"
+            } else {
+                "mean"
+            },
+            if change.is_some() {
+                "peak after"
+            } else {
+                "worst window"
+            },
+            if change.is_some() {
+                "mean after"
+            } else {
+                "last window"
+            }
         )?;
         let mut curves = Vec::new();
+        let mut tw = csv::Writer::from_path(dir.join("throughput.csv"))?;
+        tw.write_record(["curve", "cycle", "accepted_load", "generated_load", "seeds"])?;
+        let mut thr_curves = Vec::new();
+        let mut thr_report = String::new();
         for (ci, curve) in spec.curve.iter().enumerate() {
             let cell = cells.remove(&(pi, ci, 0)).unwrap_or_default();
             if !cell.failures.is_empty() {
@@ -59,6 +80,32 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 .expect("a cell has a job");
             let warm = job.cfg.simulation.warmup_cycles;
             let len = job.cfg.router.packet_length as f64;
+            let thr = throughput_series(&cell.runs);
+            for p in &thr {
+                tw.write_record([
+                    curve.label.clone(),
+                    p.cycle.to_string(),
+                    format!("{:.6}", p.accepted),
+                    format!("{:.6}", p.generated),
+                    p.seeds.to_string(),
+                ])?;
+            }
+            let measured: Vec<f64> = thr
+                .iter()
+                .filter(|p| p.cycle >= warm)
+                .map(|p| p.accepted)
+                .collect();
+            writeln!(
+                thr_report,
+                "{:<24} {:>14} {:>14} {:>14} {:>14}",
+                curve.label,
+                thr.first()
+                    .map(|p| format!("{:.4}", p.accepted))
+                    .unwrap_or_else(|| "-".into()),
+                fmt_or_dash(measured.iter().copied().fold(f64::NAN, f64::min)),
+                fmt_or_dash(measured.iter().sum::<f64>() / measured.len() as f64),
+                fmt_or_dash(measured.iter().copied().fold(f64::NAN, f64::max)),
+            )?;
             // Average over seeds, window by window, from the end of the warm-up. A window is
             // kept only if, in every seed, at least 99% of the packets generated in it were
             // delivered before the run ended: the last windows would otherwise show only the
@@ -114,21 +161,55 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     ci: None,
                 });
             }
+            // Plotted against the cycles from the change (the paper's view of a transient).
+            let origin = change.unwrap_or(0) as f64;
+            thr_curves.push(Curve {
+                label: curve.label.clone(),
+                points: thr
+                    .iter()
+                    .map(|p| Point {
+                        x: p.cycle as f64 - origin,
+                        y: p.accepted,
+                        ci: None,
+                    })
+                    .collect(),
+            });
+            if pts.is_empty() {
+                // Saturated: the packets of no window were all delivered.
+                writeln!(
+                    report,
+                    "{:<24} no window complete (fewer than 99% of a window's packets delivered: saturated)",
+                    curve.label
+                )?;
+                curves.push(Curve {
+                    label: curve.label.clone(),
+                    points: Vec::new(),
+                });
+                continue;
+            }
             // Around the change: mean latency of the windows before it; worst and mean after.
-            let split = change.map(|c| c as f64).unwrap_or(f64::INFINITY);
+            // Without a change: mean, worst and last window.
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-            let before: Vec<f64> = pts.iter().filter(|p| p.x < split).map(|p| p.y).collect();
-            let after: Vec<f64> = pts.iter().filter(|p| p.x >= split).map(|p| p.y).collect();
+            let worst = |v: &[f64]| v.iter().copied().fold(f64::NAN, f64::max);
+            let cols = match change {
+                Some(c) => {
+                    let split = c as f64;
+                    let before: Vec<f64> =
+                        pts.iter().filter(|p| p.x < split).map(|p| p.y).collect();
+                    let after: Vec<f64> =
+                        pts.iter().filter(|p| p.x >= split).map(|p| p.y).collect();
+                    [mean(&before), worst(&after), mean(&after)]
+                }
+                None => {
+                    let all: Vec<f64> = pts.iter().map(|p| p.y).collect();
+                    [mean(&all), worst(&all), all[all.len() - 1]]
+                }
+            };
             writeln!(
                 report,
                 "{:<24} {:>14.1} {:>14.1} {:>14.1}",
-                curve.label,
-                mean(&before),
-                after.iter().copied().fold(f64::NAN, f64::max),
-                mean(&after)
+                curve.label, cols[0], cols[1], cols[2]
             )?;
-            // Plotted against the cycles from the change (the paper's view of a transient).
-            let origin = change.unwrap_or(0) as f64;
             curves.push(Curve {
                 label: curve.label.clone(),
                 points: pts
@@ -141,6 +222,36 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             });
         }
         w.flush()?;
+        tw.flush()?;
+        writeln!(
+            report,
+            "\n## {ptitle}: accepted load per window, phits/(node*cycle){}",
+            if thr_curves.iter().any(|c| !c.points.is_empty()) {
+                ""
+            } else {
+                " (no series)"
+            }
+        )?;
+        writeln!(
+            report,
+            "{:<24} {:>14} {:>14} {:>14} {:>14}",
+            "curve", "first window", "min measured", "mean measured", "max measured"
+        )?;
+        report.push_str(&thr_report);
+        line_plot(
+            &dir.join("throughput"),
+            &PlotSpec {
+                title: &plan.title(ptitle),
+                x_label: if change.is_some() {
+                    "cycle relative to the traffic change"
+                } else {
+                    "cycle"
+                },
+                y_label: "accepted load (phits/(node*cycle))",
+                log_y: false,
+            },
+            &thr_curves,
+        )?;
         line_plot(
             &dir.join("latency"),
             &PlotSpec {
@@ -157,4 +268,46 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// One window of accepted (received) and generated load, averaged over the seeds.
+struct ThroughputPoint {
+    cycle: u64,
+    accepted: f64,
+    generated: f64,
+    seeds: usize,
+}
+
+/// Accepted and generated load per window from cycle 0, averaged over the seeds that have the
+/// window. Unlike latency, a window's accepted load needs no packet to finish: it counts what
+/// arrived in the window, so saturated and collapsing runs have every window.
+fn throughput_series(runs: &[arcsim::stats::RunResult]) -> Vec<ThroughputPoint> {
+    let n = runs
+        .iter()
+        .filter_map(|r| r.series.as_ref().map(|s| s.points.len()))
+        .max()
+        .unwrap_or(0);
+    (0..n)
+        .filter_map(|k| {
+            let pts: Vec<_> = runs
+                .iter()
+                .filter_map(|r| r.series.as_ref().and_then(|s| s.points.get(k)))
+                .collect();
+            let s = pts.len() as f64;
+            (!pts.is_empty()).then(|| ThroughputPoint {
+                cycle: pts[0].cycle,
+                accepted: pts.iter().map(|p| p.accepted_load).sum::<f64>() / s,
+                generated: pts.iter().map(|p| p.generated_load).sum::<f64>() / s,
+                seeds: pts.len(),
+            })
+        })
+        .collect()
+}
+
+fn fmt_or_dash(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.4}")
+    } else {
+        "-".into()
+    }
 }
