@@ -811,3 +811,21 @@ fn keys_the_routing_does_not_read_are_listed() {
         "{ofar:?}"
     );
 }
+
+/// A traffic change at or after the run's last cycle would never happen.
+#[test]
+fn a_change_after_the_run_is_rejected() {
+    // The embedded default runs 5,000 + 10,000 cycles: cycles 0..=14,999.
+    check_sets(&["traffic.change={ at_cycle = 14999, offset = 3 }"]).unwrap();
+    check_sets(&["traffic.change={ at_cycle = 0, load = 0.1 }"]).unwrap();
+    expect_field(
+        check_sets(&["traffic.change={ at_cycle = 15000, offset = 3 }"]),
+        "traffic.change.at_cycle",
+        &["would never happen", "use at most 14999", "warmup_cycles"],
+    );
+    check_sets(&[
+        "traffic.change={ at_cycle = 15000, offset = 3 }",
+        "simulation.measure_cycles=20000",
+    ])
+    .unwrap();
+}

@@ -112,6 +112,23 @@ impl Config {
                 }
             }
         }
+        if let Some(ch) = &self.traffic.change {
+            let end = self
+                .simulation
+                .warmup_cycles
+                .saturating_add(self.simulation.measure_cycles);
+            if ch.at_cycle >= end {
+                // The run's last cycle is end - 1: the change would never happen.
+                return Err(field_err(
+                    "traffic.change.at_cycle",
+                    format!(
+                        "cycle {} is not before the end of the run ({end} cycles: simulation.warmup_cycles + measure_cycles), so the change would never happen: use at most {}, or run longer",
+                        ch.at_cycle,
+                        end - 1
+                    ),
+                ));
+            }
+        }
         let t = &self.topology;
         let longest = t
             .local_latency
