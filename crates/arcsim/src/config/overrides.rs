@@ -20,7 +20,21 @@ pub fn apply_override(root: &mut toml::Value, assignment: &str) -> Result<(), Co
             message: "the key must be a dotted path such as topology.h".into(),
         });
     }
-    let value = parse_value(raw.trim());
+    let raw = raw.trim();
+    let value = parse_value(raw);
+    let digits = raw.strip_prefix(['-', '+']).unwrap_or(raw);
+    if value.is_str() && !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        // A number TOML cannot hold would otherwise reach the key as a string ("expected
+        // u64, found string"), which hides the cause.
+        return Err(ConfigError::Override {
+            assignment: assignment.to_string(),
+            message: format!(
+                "{raw} does not fit a TOML integer (64-bit signed: {} to {})",
+                i64::MIN,
+                i64::MAX
+            ),
+        });
+    }
     let mut node = root;
     let parts: Vec<&str> = key.split('.').collect();
     for (i, part) in parts.iter().enumerate() {
@@ -69,5 +83,10 @@ mod tests {
         let mut v = toml::Value::Table(Default::default());
         assert!(apply_override(&mut v, "topology.h").is_err());
         assert!(apply_override(&mut v, "topology..h=3").is_err());
+        // Beyond i64: named as such, not passed on as a string.
+        let e = apply_override(&mut v, "simulation.seed=18446744073709551615").unwrap_err();
+        assert!(e.to_string().contains("does not fit a TOML integer"), "{e}");
+        apply_override(&mut v, "simulation.seed=9223372036854775807").unwrap();
+        assert_eq!(v["simulation"]["seed"].as_integer(), Some(i64::MAX));
     }
 }
