@@ -829,3 +829,31 @@ fn a_change_after_the_run_is_rejected() {
     ])
     .unwrap();
 }
+
+/// A number, boolean or list where a name is expected is answered with the allowed names,
+/// also inside arrays of tables.
+#[test]
+fn a_non_string_name_lists_the_allowed_names() {
+    expect_field(
+        check_sets(&["traffic.pattern=-5"]),
+        "traffic.pattern",
+        &["-5 is not a name", "expected one of", "`adv-global`"],
+    );
+    expect_field(
+        check_sets(&["routing.algorithm=true"]),
+        "routing.algorithm",
+        &["true is not a name", "`ofar-l`"],
+    );
+    expect_field(
+        check_sets(&[
+            "traffic.mix=[{ pattern = \"uniform\", weight = 1 }, { pattern = 3, weight = 1 }]",
+        ]),
+        "traffic.mix[1].pattern",
+        &["3 is not a name", "`hot-spot`"],
+    );
+    expect_field(
+        check_sets(&["routing.rings=[3]"]),
+        "routing.rings[0]",
+        &["3 is not a name", "expected one of"],
+    );
+}

@@ -44,22 +44,41 @@ impl Config {
 
     /// Build from an already-parsed TOML tree (after `--set` overrides were applied).
     pub fn from_value(value: toml::Value) -> Result<Config, ConfigError> {
-        let cfg: Config = serde_path_to_error::deserialize(value).map_err(|e| {
+        let (field, message) = match Config::deserialize_tree(value.clone()) {
+            Ok(cfg) => return Ok(cfg),
+            Err(e) => e,
+        };
+        // A number, boolean or table where a name is expected gets the TOML deserialiser's
+        // "invalid type: unit variant, expected string only", which lists no names. Asking
+        // again with a string that is no name gets serde's list of the allowed ones.
+        if message.contains("expected string only") {
+            let mut probe = value;
+            if let Some(slot) = value_at(&mut probe, &field) {
+                let given = slot.to_string();
+                *slot = toml::Value::String("\u{1}".into());
+                if let Err((f, m)) = Config::deserialize_tree(probe) {
+                    if let (true, Some(i)) = (f == field, m.find("expected one of")) {
+                        return Err(ConfigError::Field {
+                            field,
+                            message: format!("{given} is not a name: {}", &m[i..]),
+                        });
+                    }
+                }
+            }
+        }
+        Err(ConfigError::Field { field, message })
+    }
+
+    /// Deserialise, or the path of the offending field and the first line of the message.
+    fn deserialize_tree(value: toml::Value) -> Result<Config, (String, String)> {
+        serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             // The TOML deserialiser appends "in `path`" on a line of its own: the field is
             // already named, keep the first line.
             let message = e.into_inner().to_string();
-            ConfigError::Field {
-                field: path,
-                message: message
-                    .lines()
-                    .next()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_string(),
-            }
-        })?;
-        Ok(cfg)
+            let first = message.lines().next().unwrap_or_default().trim();
+            (path, first.to_string())
+        })
     }
 
     /// The embedded default (seed 001 network, UN, MIN).
@@ -143,6 +162,22 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// The value at a path as serde_path_to_error writes it (`traffic.mix[1].pattern`).
+fn value_at<'a>(root: &'a mut toml::Value, path: &str) -> Option<&'a mut toml::Value> {
+    let mut node = root;
+    for part in path.split('.') {
+        let (name, indices) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        node = node.get_mut(name)?;
+        for index in indices.split(']').filter(|s| !s.is_empty()) {
+            node = node.get_mut(index.strip_prefix('[')?.parse::<usize>().ok()?)?;
+        }
+    }
+    Some(node)
 }
 
 fn field_err(field: &str, message: impl Into<String>) -> ConfigError {
