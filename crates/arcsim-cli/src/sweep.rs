@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 pub struct SweepArgs {
     /// TOML configuration file (the embedded default when omitted).
     pub config: Option<PathBuf>,
-    /// Offered loads START:STOP:STEP (inclusive), e.g. 0.05:0.5:0.05.
+    /// Offered loads START:STOP:STEP (inclusive), e.g. 0.05:0.5:0.05, or a comma-separated
+    /// list of such ranges and single loads, e.g. 0.05:0.5:0.05,0.7,0.9.
     #[arg(long, value_name = "START:STOP:STEP")]
     pub load: String,
     /// One curve per value: --vary routing.algorithm=min,val,val-any (repeatable; curves
@@ -45,17 +46,51 @@ pub struct SweepPoint {
     pub result: Repeated,
 }
 
-/// Parse `START:STOP:STEP` (inclusive, tolerant to rounding).
+/// Parse a load list: comma-separated single loads and `START:STOP:STEP` ranges (inclusive,
+/// tolerant to rounding), e.g. `0.05:0.5:0.05,0.7,0.9`; sorted, each load once.
 pub fn parse_loads(spec: &str) -> Result<Vec<f64>> {
-    let parts: Vec<&str> = spec.split(':').collect();
-    if parts.len() != 3 {
-        bail!("--load {spec}: expected START:STOP:STEP, e.g. 0.05:0.5:0.05");
+    let mut loads = Vec::new();
+    for item in spec.split(',') {
+        let item = item.trim();
+        if item.is_empty() {
+            bail!("--load {spec}: an empty item between commas; give START:STOP:STEP ranges or single loads, e.g. 0.05:0.5:0.05,0.7,0.9");
+        }
+        loads.extend(parse_load_item(spec, item)?);
     }
+    loads.sort_by(f64::total_cmp);
+    loads.dedup();
+    if loads.len() > 1000 {
+        bail!(
+            "--load {spec}: {} points is too many (at most 1000)",
+            loads.len()
+        );
+    }
+    Ok(loads)
+}
+
+/// One item of a load list: a single load, or START:STOP:STEP.
+fn parse_load_item(spec: &str, item: &str) -> Result<Vec<f64>> {
+    let parts: Vec<&str> = item.split(':').collect();
     let num = |s: &str, what: &str| -> Result<f64> {
         s.trim()
             .parse::<f64>()
             .with_context(|| format!("--load {spec}: {what} '{s}' is not a number"))
     };
+    // Loads are rounded to 1e-9 (so that 0.1 + 2 * 0.1 prints as 0.3): a load must survive it.
+    let round = |x: f64| (x * 1e9).round() / 1e9;
+    if parts.len() == 1 {
+        let load = num(parts[0], "load")?;
+        if !(load > 0.0 && load <= 1.0) {
+            bail!("--load {spec}: load {item} must satisfy 0 < load <= 1 (phits/(node*cycle))");
+        }
+        if round(load) <= 0.0 {
+            bail!("--load {spec}: load {item} rounds to 0 at the 1e-9 resolution of --load: use at least 1e-9");
+        }
+        return Ok(vec![round(load)]);
+    }
+    if parts.len() != 3 {
+        bail!("--load {spec}: expected START:STOP:STEP or a single load (a comma-separated list of either), e.g. 0.05:0.5:0.05");
+    }
     let (start, stop, step) = (
         num(parts[0], "START")?,
         num(parts[1], "STOP")?,
@@ -67,8 +102,6 @@ pub fn parse_loads(spec: &str) -> Result<Vec<f64>> {
     if !(start > 0.0 && stop <= 1.0 && start <= stop) {
         bail!("--load {spec}: loads must satisfy 0 < START <= STOP <= 1 (phits/(node*cycle))");
     }
-    // Loads are rounded to 1e-9 (so that 0.1 + 2 * 0.1 prints as 0.3): START must survive it.
-    let round = |x: f64| (x * 1e9).round() / 1e9;
     if round(start) <= 0.0 {
         bail!(
             "--load {spec}: START {} rounds to 0 at the 1e-9 resolution of --load: use at least 1e-9",
@@ -433,6 +466,22 @@ mod tests {
         assert!(err("a:b:c").contains("START 'a' is not a number"));
         assert_eq!(parse_loads("0.3:0.3:5").unwrap(), vec![0.3]);
         assert_eq!(parse_loads("1e-9:1e-9:1").unwrap(), vec![1e-9]);
+        assert!(err("0.1,,0.2").contains("an empty item between commas"));
+        assert!(err("0.1,1.5").contains("load 1.5 must satisfy 0 < load <= 1"));
+        assert!(err("0.1,nan").contains("load nan must satisfy"));
+        assert!(err("0.1,x").contains("load 'x' is not a number"));
+        assert!(err("0.1:0.5").contains("expected START:STOP:STEP or a single load"));
+        assert!(err("0.001:1:0.001,0.0005").contains("1001 points is too many"));
+    }
+
+    #[test]
+    fn load_lists_are_sorted_without_repeats() {
+        assert_eq!(
+            parse_loads("0.05:0.2:0.05, 0.7,0.9,0.1").unwrap(),
+            vec![0.05, 0.1, 0.15, 0.2, 0.7, 0.9]
+        );
+        assert_eq!(parse_loads("0.5").unwrap(), vec![0.5]);
+        assert_eq!(parse_loads("0.3,0.1:0.3:0.1").unwrap(), vec![0.1, 0.2, 0.3]);
     }
 
     #[test]

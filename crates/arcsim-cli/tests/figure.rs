@@ -29,7 +29,7 @@ const SPECS: [SpecCounts; 11] = [
     ("fig05.toml", 400, 20, &[("h6", 100)]),
     // 3 panels x 6 curves x 20 loads x 5 seeds; quick: 3 x 6 x 10.
     // h6: 3 panels x 6 curves x 5 loads x 5 seeds.
-    ("fig06.toml", 1800, 180, &[("h6", 450)]),
+    ("fig06.toml", 1800, 180, &[("h6", 870)]),
     ("fig07.toml", 15, 6, &[]),
     // 6 patterns x 5 routings x 5 seeds.
     ("fig08.toml", 150, 30, &[]),
@@ -155,6 +155,10 @@ set = ["routing.algorithm=val"]
 [scale.one]
 set = ["simulation.repetitions=1"]
 panel.adv = { title = "ADVG+2", set = ["traffic.offset=2"] }
+
+[scale.fine]
+set = ["simulation.repetitions=1"]
+panel.adv = { loads = "0.05, 0.1:0.3:0.1" }
 "#;
 
 #[test]
@@ -219,6 +223,53 @@ fn sweep_figure_writes_every_panel_and_does_not_depend_on_threads() {
         .lines()
         .filter(|l| l.starts_with("adv"))
         .all(|l| l.contains("AdvGlobal 2")));
+
+    // A panel's loads at a scale replace the figure's for that panel only.
+    let out = arcsim(
+        &dir,
+        &["figure", "fig.toml", "--scale", "fine", "--dry-run"],
+    );
+    assert_success(&out, "dry run at scale fine");
+    let listing = text(&out.stdout);
+    let loads = |panel: &str| -> Vec<String> {
+        let mut l: Vec<String> = listing
+            .lines()
+            .filter(|l| l.starts_with(&format!("{panel} ")))
+            .map(|l| {
+                l.split(" | ")
+                    .find(|f| f.starts_with("load "))
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        l.dedup();
+        l
+    };
+    assert_eq!(
+        loads("un"),
+        ["load 0.1", "load 0.3", "load 0.1", "load 0.3"]
+    );
+    assert_eq!(
+        loads("adv"),
+        ["load 0.05", "load 0.1", "load 0.2", "load 0.3"].repeat(2)
+    );
+
+    // A panel's own loads replace the figure's at full size.
+    let own = SWEEP.replace("name = \"adv\"\n", "name = \"adv\"\nloads = \"0.2\"\n");
+    write(&dir, "own.toml", &own);
+    let out = arcsim(&dir, &["figure", "own.toml", "--dry-run"]);
+    assert_success(&out, "dry run with a panel's loads");
+    let listing = text(&out.stdout);
+    assert_eq!(listing.lines().filter(|l| l.starts_with("un ")).count(), 8);
+    assert_eq!(
+        listing
+            .lines()
+            .filter(|l| l.starts_with("adv ") && l.contains("| load 0.2 |"))
+            .count(),
+        4,
+        "adv: 2 curves x 1 load x 2 seeds"
+    );
+    assert_eq!(listing.lines().count(), 12);
 }
 
 #[test]
@@ -471,7 +522,7 @@ label = "Tree"
 fn bad_specs_fail_with_a_message() {
     let dir = temp_dir("bad");
     write(&dir, "base.toml", BASE);
-    let cases: [(&str, &str, &[&str]); 8] = [
+    let cases: [(&str, &str, &[&str]); 9] = [
         (
             "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nloads = \"0.1:0.2:0.1\"\ncolour = 1\n[[curve]]\nlabel = \"a\"\n",
             "unknown key",
@@ -512,6 +563,11 @@ fn bad_specs_fail_with_a_message() {
             "injection without groups",
             &["needs groups"],
         ),
+        (
+            "title = \"x\"\nkind = \"burst\"\nconfig = \"base.toml\"\n[[panel]]\nname = \"p\"\nloads = \"0.1\"\n[[curve]]\nlabel = \"a\"\n",
+            "a panel's loads on a burst",
+            &["panel p loads apply to sweep figures only"],
+        ),
     ];
     for (body, what, needles) in cases {
         write(&dir, "bad.toml", body);
@@ -519,6 +575,23 @@ fn bad_specs_fail_with_a_message() {
         assert_clean_failure(&out, what, needles);
         assert!(!dir.join("never").exists(), "{what}: output written");
     }
+    write(
+        &dir,
+        "bad.toml",
+        "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nloads = \"0.1\"\n[[panel]]\nname = \"p\"\n[[curve]]\nlabel = \"a\"\n[scale.s]\npanel.p = { loads = \"0.1,1.2\" }\n",
+    );
+    let out = arcsim(
+        &dir,
+        &["figure", "bad.toml", "--scale", "s", "--out", "never"],
+    );
+    assert_clean_failure(
+        &out,
+        "a bad load in a scale's panel",
+        &[
+            "[scale.s.panel.p] loads",
+            "load 1.2 must satisfy 0 < load <= 1",
+        ],
+    );
     write(&dir, "fig.toml", SWEEP);
     let out = arcsim(&dir, &["figure", "fig.toml", "--scale", "huge"]);
     assert_clean_failure(&out, "unknown scale", &["--scale huge", "one"]);

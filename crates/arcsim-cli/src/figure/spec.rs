@@ -33,7 +33,8 @@ pub struct Spec {
     /// Overrides for every simulation.
     #[serde(default)]
     pub set: Vec<String>,
-    /// Offered loads START:STOP:STEP (sweeps only).
+    /// Offered loads (sweeps only): START:STOP:STEP, or a comma-separated list of such
+    /// ranges and single loads.
     #[serde(default)]
     pub loads: Option<String>,
     /// Burst figures: the curve every consumption time is divided by (default: the first).
@@ -75,6 +76,9 @@ pub struct ScalePanel {
     pub title: Option<String>,
     #[serde(default)]
     pub set: Vec<String>,
+    /// This panel's loads at this scale (sweeps only; replaces every other loads).
+    #[serde(default)]
+    pub loads: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -86,6 +90,9 @@ pub struct Panel {
     pub title: Option<String>,
     #[serde(default)]
     pub set: Vec<String>,
+    /// This panel's loads (sweeps only; replaces the spec's, not a scale's).
+    #[serde(default)]
+    pub loads: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -101,7 +108,8 @@ pub(super) struct Plan {
     pub spec: Spec,
     dir: PathBuf,
     pub scale_note: Option<String>,
-    pub loads: Vec<f64>,
+    /// Offered loads of each panel (sweeps; empty for other kinds).
+    pub loads: Vec<Vec<f64>>,
     /// (name, title) of every panel, the title at the chosen scale.
     pub panels: Vec<(String, String)>,
     /// The spec has no `[[panel]]`: one unnamed panel, titled by the figure alone.
@@ -147,6 +155,7 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
             name: "all".into(),
             title: None,
             set: Vec::new(),
+            loads: None,
         });
     }
     for (i, p) in spec.panel.iter().enumerate() {
@@ -192,25 +201,47 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
             }
         }
     }
-    let loads = match (
-        spec.kind,
-        chosen.and_then(|s| s.loads.as_ref()),
-        &spec.loads,
-    ) {
-        (Kind::Sweep, Some(l), _) | (Kind::Sweep, None, Some(l)) => {
-            parse_loads(l).with_context(|| format!("{}: loads", path.display()))?
-        }
-        (Kind::Sweep, None, None) => bail!(
-            "{}: a sweep figure needs loads = \"START:STOP:STEP\"",
-            path.display()
-        ),
-        (_, None, None) => Vec::new(),
-        _ => bail!(
-            "{}: loads apply to sweep figures only; this one is {:?}",
-            path.display(),
-            spec.kind
-        ),
+    // The most specific loads win: the scale's panel, the scale, the panel, the spec.
+    let parse = |l: &String, what: &str| {
+        parse_loads(l).with_context(|| format!("{}: {what}", path.display()))
     };
+    let mut loads = Vec::new();
+    for p in &spec.panel {
+        let scale_panel = chosen.and_then(|s| s.panel.get(&p.name));
+        let (given, what) = if let Some(l) = scale_panel.and_then(|sp| sp.loads.as_ref()) {
+            (
+                Some(l),
+                format!(
+                    "[scale.{}.panel.{}] loads",
+                    scale.unwrap_or_default(),
+                    p.name
+                ),
+            )
+        } else if let Some(l) = chosen.and_then(|s| s.loads.as_ref()) {
+            (
+                Some(l),
+                format!("[scale.{}] loads", scale.unwrap_or_default()),
+            )
+        } else if let Some(l) = &p.loads {
+            (Some(l), format!("panel {} loads", p.name))
+        } else {
+            (spec.loads.as_ref(), "loads".to_string())
+        };
+        match (spec.kind, given) {
+            (Kind::Sweep, Some(l)) => loads.push(parse(l, &what)?),
+            (Kind::Sweep, None) => bail!(
+                "{}: a sweep figure needs loads = \"START:STOP:STEP\" (for the figure or for panel {})",
+                path.display(),
+                p.name
+            ),
+            (_, None) => {}
+            (_, Some(_)) => bail!(
+                "{}: {what} apply to sweep figures only; this one is {:?}",
+                path.display(),
+                spec.kind
+            ),
+        }
+    }
     if spec.kind != Kind::Burst && spec.baseline.is_some() {
         bail!("{}: baseline applies to burst figures only", path.display());
     }
@@ -258,7 +289,7 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
 pub(super) struct Job {
     pub panel: usize,
     pub curve: usize,
-    /// Index into `Plan::loads` (sweeps), else 0.
+    /// Index into the panel's `Plan::loads` (sweeps), else 0.
     pub load: usize,
     pub cfg: Config,
 }
@@ -270,13 +301,13 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
     let tree = load_tree(Some(&base))?;
     let chosen = scale.and_then(|s| spec.scale.get(s));
     let scale_sets: &[String] = chosen.map(|s| s.set.as_slice()).unwrap_or_default();
-    let loads: Vec<Option<f64>> = if spec.kind == Kind::Sweep {
-        plan.loads.iter().copied().map(Some).collect()
-    } else {
-        vec![None]
-    };
     let mut out = Vec::new();
     for (pi, (pname, _)) in plan.panels.iter().enumerate() {
+        let loads: Vec<Option<f64>> = if spec.kind == Kind::Sweep {
+            plan.loads[pi].iter().copied().map(Some).collect()
+        } else {
+            vec![None]
+        };
         let panel_sets = &spec.panel[pi].set;
         let scale_panel_sets: &[String] = chosen
             .and_then(|s| s.panel.get(pname))

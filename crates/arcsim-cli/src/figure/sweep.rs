@@ -37,7 +37,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             let mut last = f64::NAN;
             let mut first_lat = f64::NAN;
             let mut failed = Vec::new();
-            for (li, load) in plan.loads.iter().enumerate() {
+            let loads = &plan.loads[pi];
+            for (li, load) in loads.iter().enumerate() {
                 let cell = cells.remove(&(pi, ci, li)).unwrap_or_default();
                 if !cell.failures.is_empty() {
                     failed.push(format!("{load}: {}", cell.failures.join("; ")));
@@ -49,7 +50,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 if peak.is_none_or(|(a, _)| rep.accepted_load.mean > a) {
                     peak = Some((rep.accepted_load.mean, *load));
                 }
-                if li == plan.loads.len() - 1 {
+                if li == loads.len() - 1 {
                     last = rep.accepted_load.mean;
                 }
                 if li == 0 {
