@@ -36,7 +36,7 @@ const SPECS: [SpecCounts; 11] = [
     // h6: 2 panels x 6 curves x 5 loads x 5 seeds.
     ("fig09.toml", 1200, 120, &[("h6", 300)]),
     // h6: 2 panels x 5 curves x 5 loads x 5 seeds.
-    ("fig10.toml", 1000, 100, &[("h6", 250)]),
+    ("fig10.toml", 1000, 100, &[("h6", 500)]),
     // h6: 7 panels x 5 curves x 5 seeds.
     ("fig11.toml", 175, 35, &[("h6", 175)]),
     // h6: 3 panels x 2 escapes x 5 seeds.
