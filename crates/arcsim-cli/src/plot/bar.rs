@@ -13,11 +13,9 @@ use super::{draw_err, Bar, PlotSpec, Render, PALETTE, TICK_FONT};
 // ---------------------------------------------------------------------------
 // Bar charts.
 
-pub(super) struct BarPlot {
-    title: String,
-    x_label: String,
-    y_label: String,
-    log_y: bool,
+pub(super) struct BarPlot<'a> {
+    /// Texts and scale, as the caller gave them.
+    spec: PlotSpec<'a>,
     x: Axis,
     y: Axis,
     /// (slot index, plot-y of the bar top) of drawable bars.
@@ -29,8 +27,8 @@ pub(super) struct BarPlot {
 const BAR_COLOUR: RGBColor = PALETTE[0];
 pub(super) const BAR_LABEL_CHARS: usize = 24;
 
-impl BarPlot {
-    pub(super) fn new(spec: &PlotSpec, bars: &[Bar]) -> Self {
+impl<'a> BarPlot<'a> {
+    pub(super) fn new(spec: &PlotSpec<'a>, bars: &[Bar]) -> Self {
         let mut y_ext = Extent::default();
         let mut drawn = Vec::new();
         for (i, b) in bars.iter().enumerate() {
@@ -83,10 +81,7 @@ impl BarPlot {
             .map(|i| (i as f64, labels[i].clone()))
             .collect();
         BarPlot {
-            title: spec.title.to_string(),
-            x_label: spec.x_label.to_string(),
-            y_label: spec.y_label.to_string(),
-            log_y: spec.log_y,
+            spec: *spec,
             x: Axis {
                 lo: xlo,
                 hi: xhi,
@@ -110,10 +105,10 @@ pub(super) fn label_stride(need: f64) -> usize {
         .max(1)
 }
 
-impl Render for BarPlot {
+impl Render for BarPlot<'_> {
     fn render<DB: DrawingBackend>(&self, canvas: &Canvas<DB>) -> Result<()> {
         let (x, y) = (&self.x, &self.y);
-        let mut chart = draw_background(canvas, &self.title, &self.geo, x, y, false)?;
+        let mut chart = draw_background(canvas, self.spec.title, &self.geo, x, y, false)?;
 
         let slots = (x.hi - x.lo).max(1.0);
         let slot_px = f64::from(self.geo.plot_size().0) / slots;
@@ -121,7 +116,7 @@ impl Render for BarPlot {
         // otherwise be all there is to see.
         let half = if slot_px >= 4.0 { 0.4 } else { 0.5 };
         let outline = slot_px >= 8.0;
-        let base = if self.log_y { y.lo } else { 0.0 };
+        let base = if self.spec.log_y { y.lo } else { 0.0 };
         let rects = self.bars.iter().map(|&(i, top)| {
             let cx = i as f64;
             [(cx - half, base), (cx + half, top.max(y.lo))]
@@ -138,12 +133,6 @@ impl Render for BarPlot {
                 .draw_series(rects.map(|r| Rectangle::new(r, BLACK.stroke_width(1))))
                 .map_err(draw_err)?;
         }
-        let spec = PlotSpec {
-            title: &self.title,
-            x_label: &self.x_label,
-            y_label: &self.y_label,
-            log_y: self.log_y,
-        };
-        draw_axes(canvas, &chart, &spec, &self.geo, x, y, self.no_data)
+        draw_axes(canvas, &chart, &self.spec, &self.geo, x, y, self.no_data)
     }
 }

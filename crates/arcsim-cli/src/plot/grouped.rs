@@ -50,11 +50,9 @@ struct GroupedBar {
     whisker: Option<(Option<f64>, f64)>,
 }
 
-pub(super) struct GroupedBarPlot {
-    title: String,
-    x_label: String,
-    y_label: String,
-    log_y: bool,
+pub(super) struct GroupedBarPlot<'a> {
+    /// Texts and scale, as the caller gave them.
+    spec: PlotSpec<'a>,
     /// Groups are centred on integers; ticks carry no text, the labels are
     /// drawn at `label_size` (which may be smaller than the tick font).
     x: Axis,
@@ -72,9 +70,9 @@ pub(super) struct GroupedBarPlot {
     no_data: bool,
 }
 
-impl GroupedBarPlot {
+impl<'a> GroupedBarPlot<'a> {
     pub(super) fn new(
-        spec: &PlotSpec,
+        spec: &PlotSpec<'a>,
         groups: &[String],
         series: &[BarSeries],
         reference: Option<f64>,
@@ -212,10 +210,7 @@ impl GroupedBarPlot {
         };
 
         GroupedBarPlot {
-            title: spec.title.to_string(),
-            x_label: spec.x_label.to_string(),
-            y_label: spec.y_label.to_string(),
-            log_y,
+            spec: *spec,
             x,
             y,
             group_labels,
@@ -230,15 +225,15 @@ impl GroupedBarPlot {
     }
 }
 
-impl Render for GroupedBarPlot {
+impl Render for GroupedBarPlot<'_> {
     fn render<DB: DrawingBackend>(&self, canvas: &Canvas<DB>) -> Result<()> {
         let (x, y) = (&self.x, &self.y);
-        let mut chart = draw_background(canvas, &self.title, &self.geo, x, y, false)?;
+        let mut chart = draw_background(canvas, self.spec.title, &self.geo, x, y, false)?;
 
         let bar_px = f64::from(self.geo.plot_size().0) * self.bar_w / (x.hi - x.lo);
         // Narrow bars lose their outline, which would otherwise hide them.
         let outline = bar_px >= 6.0;
-        let base = if self.log_y { y.lo } else { 0.0 };
+        let base = if self.spec.log_y { y.lo } else { 0.0 };
         let rects = self
             .bars
             .iter()
@@ -317,13 +312,7 @@ impl Render for GroupedBarPlot {
             }
         }
 
-        let spec = PlotSpec {
-            title: &self.title,
-            x_label: &self.x_label,
-            y_label: &self.y_label,
-            log_y: self.log_y,
-        };
-        draw_axes(canvas, &chart, &spec, &self.geo, x, y, self.no_data)?;
+        draw_axes(canvas, &chart, &self.spec, &self.geo, x, y, self.no_data)?;
         let below = y1 + TICK_LEN + TICK_GAP;
         for (v, label) in &self.group_labels {
             let px = chart.backend_coord(&(*v, y.lo)).0;

@@ -29,11 +29,9 @@ struct PreparedCurve {
     error_bars: Vec<(f64, Option<f64>, f64)>,
 }
 
-pub(super) struct LinePlot {
-    title: String,
-    x_label: String,
-    y_label: String,
-    log_y: bool,
+pub(super) struct LinePlot<'a> {
+    /// Texts and scale, as the caller gave them.
+    spec: PlotSpec<'a>,
     x: Axis,
     y: Axis,
     curves: Vec<PreparedCurve>,
@@ -42,8 +40,8 @@ pub(super) struct LinePlot {
     no_data: bool,
 }
 
-impl LinePlot {
-    pub(super) fn new(spec: &PlotSpec, curves: &[Curve]) -> Self {
+impl<'a> LinePlot<'a> {
+    pub(super) fn new(spec: &PlotSpec<'a>, curves: &[Curve]) -> Self {
         let log_y = spec.log_y;
         let ty = |y: f64| plot_y(y, log_y);
 
@@ -129,10 +127,7 @@ impl LinePlot {
 
         let obstacles = obstacles(&prepared);
         let mut plot = LinePlot {
-            title: spec.title.to_string(),
-            x_label: spec.x_label.to_string(),
-            y_label: spec.y_label.to_string(),
-            log_y,
+            spec: *spec,
             geo: Geometry::new(spec, &y, 0),
             x,
             y,
@@ -214,7 +209,11 @@ impl LinePlot {
             if !(new_hi.is_finite() && new_hi - self.y.lo <= 2.0 * (self.y.hi - self.y.lo)) {
                 break;
             }
-            let cap = if self.log_y { 307.0 } else { 2.0 * MAX_ABS };
+            let cap = if self.spec.log_y {
+                307.0
+            } else {
+                2.0 * MAX_ABS
+            };
             self.y = make_y(self.y.lo, new_hi.min(cap));
             self.geo = Geometry::new(spec, &self.y, 0);
         }
@@ -277,21 +276,10 @@ fn obstacles(curves: &[PreparedCurve]) -> Vec<Obstacle> {
     out
 }
 
-impl LinePlot {
-    fn spec(&self) -> PlotSpec<'_> {
-        PlotSpec {
-            title: &self.title,
-            x_label: &self.x_label,
-            y_label: &self.y_label,
-            log_y: self.log_y,
-        }
-    }
-}
-
-impl Render for LinePlot {
+impl Render for LinePlot<'_> {
     fn render<DB: DrawingBackend>(&self, canvas: &Canvas<DB>) -> Result<()> {
         let (x, y) = (&self.x, &self.y);
-        let mut chart = draw_background(canvas, &self.title, &self.geo, x, y, true)?;
+        let mut chart = draw_background(canvas, self.spec.title, &self.geo, x, y, true)?;
 
         // Error bars first, then lines, then markers, so markers stay on top.
         for c in &self.curves {
@@ -331,7 +319,7 @@ impl Render for LinePlot {
             }
         }
 
-        draw_axes(canvas, &chart, &self.spec(), &self.geo, x, y, self.no_data)?;
+        draw_axes(canvas, &chart, &self.spec, &self.geo, x, y, self.no_data)?;
         let (l, t, r, _) = self.geo.plot_rect();
         match &self.legend {
             Some((legend, LegendPlace::Inside(cx, cy))) => {
