@@ -34,7 +34,7 @@ const SPECS: [SpecCounts; 11] = [
     // 6 patterns x 5 routings x 5 seeds.
     ("fig08.toml", 150, 30, &[]),
     // h6: 2 panels x 6 curves x 5 loads x 5 seeds.
-    ("fig09.toml", 1200, 120, &[("h6", 300)]),
+    ("fig09.toml", 1200, 120, &[("h6", 660)]),
     // h6: 2 panels x 5 curves x 5 loads x 5 seeds.
     ("fig10.toml", 1000, 100, &[("h6", 500)]),
     // h6: 7 panels x 5 curves x 5 seeds.
