@@ -119,9 +119,12 @@ fn repetitions_are_the_runs_of_consecutive_seeds() {
 
 /// With FOGSim's 2014 trigger (a misroute only around a minimal output granted to another
 /// input) the allocator asks an input left without a request again in a later iteration only
-/// when the minimal output of one of its heads was granted meanwhile. That shortcut must not
-/// change a single result: every run here equals the run that asks every unmatched input at
-/// every iteration.
+/// when the minimal output of one of its heads was granted meanwhile, and OFAR's steady heads
+/// (waiting for a busy minimal output or an ejection port, or for the escape network while
+/// the minimal output is full and granted to no one) sleep until one of their outputs can
+/// take them or the minimal one is granted. Those shortcuts must not change a single result:
+/// every run here equals the run that asks every unmatched input at every iteration and
+/// every blocked head every cycle.
 #[test]
 fn reopen_shortcut_changes_no_result() {
     let trigger = [
@@ -130,7 +133,7 @@ fn reopen_shortcut_changes_no_result() {
         "router.injection_priority=transit-first",
         "router.allocator_iterations=3",
     ];
-    let cases: [&[&str]; 7] = [
+    let cases: [&[&str]; 13] = [
         &["routing.algorithm=ofar", "traffic.load=1.0"],
         &[
             "routing.algorithm=ofar-l",
@@ -176,6 +179,59 @@ fn reopen_shortcut_changes_no_result() {
             "traffic.load=0.8",
         ],
         &["routing.algorithm=ofar", "traffic.burst_packets=100"],
+        // BCM's bubble at injection into a tree, and into a ring with one VC per class.
+        &[
+            "routing.algorithm=ofar",
+            "router.vcs_local=2",
+            "router.vcs_global=1",
+            "routing.escape=tree",
+            "routing.congestion=bcm",
+            "routing.bcm_escape=true",
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=1.0",
+        ],
+        &[
+            "routing.algorithm=ofar",
+            "router.vcs_local=1",
+            "router.vcs_global=1",
+            "routing.congestion=bcm",
+            "routing.bcm_escape=true",
+            "traffic.load=0.9",
+        ],
+        // Heads that are not steady: patience for the escape network, a cap on waiting for
+        // a busy minimal output, MM+L's pending global hop re-evaluated.
+        &[
+            "routing.algorithm=ofar",
+            "routing.escape_patience=5",
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=1.0",
+        ],
+        &[
+            "routing.algorithm=ofar",
+            "routing.busy_wait_max=0.5",
+            "routing.mml_commit=false",
+            "traffic.pattern=adv-global",
+            "traffic.offset=1",
+            "traffic.load=0.7",
+        ],
+        &[
+            "routing.algorithm=ofar",
+            "routing.mml_commit=true",
+            "routing.misroute_congested_global={ factor = 1.5, packets = 0 }",
+            "traffic.pattern=adv-global",
+            "traffic.offset=1",
+            "traffic.load=1.0",
+        ],
+        &[
+            "routing.algorithm=ofar",
+            "routing.escape_from_injection=false",
+            "routing.escape=tree",
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=1.0",
+        ],
     ];
     for case in cases {
         assert_shortcuts_change_nothing(&trigger, case);

@@ -51,7 +51,9 @@ pub trait Simulator {
     /// Testing: switch off the allocator's exact shortcuts: ask every unmatched input again
     /// at every iteration (no [`RouteCtx::reopen`](crate::routing::RouteCtx) shortcut), and
     /// every blocked head of an injection-state-dependent routing every cycle (no sleep on
-    /// [`Routing::injection_alternatives`](crate::routing::Routing)).
+    /// [`Routing::injection_alternatives`](crate::routing::Routing)), and every blocked head
+    /// of a state-dependent routing every cycle, steady or not
+    /// ([`RouteCtx::steady`](crate::routing::RouteCtx)).
     #[doc(hidden)]
     fn set_exhaustive_allocation(&mut self, on: bool);
 }
@@ -218,9 +220,9 @@ pub struct Simulation<R: Routing> {
     /// Per router: its output ports with a nonzero `watchers` entry, so that a credit return
     /// touches the watcher array only when someone sleeps on that output.
     pub(crate) watched: Vec<u64>,
-    /// Per VC, only for an [`injection_state_dependent`](crate::routing::Routing) routing:
-    /// the two outputs a head sleeping on [`PAIR_PORT`](crate::router::buffers::PAIR_PORT)
-    /// watches (FOGSim's PB at injection: the minimal and the Valiant first hop).
+    /// Per VC: the two outputs a head sleeping on
+    /// [`PAIR_PORT`](crate::router::buffers::PAIR_PORT) watches (FOGSim's PB at injection:
+    /// the minimal and the Valiant first hop; OFAR: the escape and the minimal output).
     pub(crate) sleep_pair: Vec<[u8; 2]>,
     /// Scratch for [`Routing::injection_alternatives`](crate::routing::Routing).
     pub(crate) alts: Candidates,
@@ -431,11 +433,6 @@ impl<R: Routing> Simulation<R> {
         };
         let pattern_name = result::describe_pattern(cfg);
         let routing_period = routing.period();
-        let sleep_pair = if routing.injection_state_dependent() && !routing.state_dependent() {
-            vec![[0u8; 2]; vcs.len()]
-        } else {
-            Vec::new()
-        };
         let head_since = if routing.reads_head_wait() {
             vec![NO_TIME; vcs.len()]
         } else {
@@ -451,7 +448,7 @@ impl<R: Routing> Simulation<R> {
             vc_selection: rc.vc_selection,
             watchers: vec![0; ports.len()],
             watched: vec![0; net.num_routers()],
-            sleep_pair,
+            sleep_pair: vec![[0u8; 2]; vcs.len()],
             alts: Candidates::default(),
             ports,
             vcs,
@@ -1344,8 +1341,10 @@ mod tests {
             let terminal = (pt as usize, PortClass::Terminal);
             let cands = route_at(&mut sim, r as usize, terminal, 0, &mut pkt);
             let c = cands.as_slice();
-            assert_eq!(c.len(), 1, "node {n}: {c:?}");
+            // The escape ring, then the full minimal output (named for the allocator to watch).
+            assert_eq!(c.len(), 2, "node {n}: {c:?}");
             assert_eq!(c[0].kind, HopKind::Escape, "node {n}: {c:?}");
+            assert_eq!(c[1].kind, HopKind::Minimal, "node {n}: {c:?}");
             let global = c[0].port as usize >= gp0;
             // Beyond the packet: BCM's bubble (20 or 1 packets; 1 is also the ring's own).
             let want = if global { 20 * 8 } else { 8 };

@@ -101,6 +101,11 @@ impl<R: Routing> Simulation<R> {
         let mut requested_before = 0u64;
         let mut granted_before = 0u64;
         let reopen_shortcut = self.routing.grants_open_paths() && !self.exhaustive;
+        // A steady head of a routing whose paths open when another input is granted its
+        // minimal output watches that output: a grant of it wakes the head (below).
+        let wake_on_grant = self.routing.state_dependent() && self.routing.grants_open_paths();
+        // Inputs granted in this allocation.
+        let mut matched = 0u64;
         for iteration in 0..self.iterations {
             if inputs == 0 {
                 break;
@@ -209,10 +214,53 @@ impl<R: Routing> Simulation<R> {
                 }
                 self.grant(r, winner, req.vc as usize, &req.cand, req.out_vc as usize);
                 inputs &= !(1u64 << winner);
+                matched |= 1u64 << winner;
                 out_done |= 1u64 << o;
+                if wake_on_grant && self.watched[r] & (1u64 << o) != 0 {
+                    inputs |= self.wake_watchers_of_granted(r, base, o, inputs, matched);
+                }
             }
             granted_before = out_done & !granted_earlier;
         }
+    }
+
+    /// Output `o` of router `r` was just granted: wake the heads watching it (steady heads of
+    /// a state-dependent routing, whose answer a grant of their minimal output may change,
+    /// [`RouteCtx::steady`](crate::routing::RouteCtx)), as a credit return would. Returns
+    /// the inputs to ask again in the next iteration of this allocation that are not in
+    /// `inputs` yet; every input to ask again gets `o` in its reopen outputs, so that the
+    /// reopen shortcut does not pass it over.
+    #[inline(never)]
+    fn wake_watchers_of_granted(
+        &mut self,
+        r: usize,
+        base: usize,
+        o: usize,
+        inputs: u64,
+        matched: u64,
+    ) -> u64 {
+        let gw = base + o;
+        let bit = 1u64 << o;
+        self.watched[r] &= !bit;
+        let woken = std::mem::take(&mut self.watchers[gw]);
+        let p = &mut self.ports[gw];
+        p.credit_epoch = p.credit_epoch.wrapping_add(1);
+        self.awake[r] |= woken;
+        let ask = woken & self.nonempty[r] & self.free_inputs[r] & !matched;
+        let mut m = ask;
+        while m != 0 {
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            if inputs & (1u64 << i) != 0 {
+                self.reopen_scratch[i] |= bit;
+            } else {
+                // Not asked in this allocation yet: its scratch entries belong to another
+                // router.
+                self.req_scratch[i] = Request::EMPTY;
+                self.reopen_scratch[i] = bit;
+            }
+        }
+        ask & !inputs
     }
 
     /// Put the single head of input `i` to sleep until the output it lost this cycle (its
@@ -247,6 +295,32 @@ impl<R: Routing> Simulation<R> {
         fv.sleep_until = wake.min(SLEEP_FOREVER as u64) as u32;
         fv.sleep_port = watch;
         fv.sleep_epoch = epoch;
+    }
+
+    /// Put the head of VC `vc` (global index) of input `i` to sleep until cycle `wake`, or
+    /// until a credit returns to one of the (at most two) outputs in `watch` (`NO_PORT`:
+    /// none).
+    #[inline(always)]
+    fn sleep_watching(
+        &mut self,
+        r: usize,
+        base: usize,
+        i: usize,
+        vc: usize,
+        wake: u64,
+        watch: [u8; 2],
+    ) {
+        let mut epoch = 0u8;
+        for &p in watch.iter().filter(|&&p| p != NO_PORT) {
+            epoch = epoch.wrapping_add(self.watch_output(r, base, i, p));
+        }
+        let port = if watch[1] != NO_PORT {
+            self.sleep_pair[vc] = watch;
+            PAIR_PORT
+        } else {
+            watch[0]
+        };
+        self.sleep_head(r, i, vc, wake, port, epoch);
     }
 
     /// Register input `i` of router `r` to be woken by the next credit return to its output
@@ -344,17 +418,7 @@ impl<R: Routing> Simulation<R> {
             }
         }
         let vc = self.ports[base + i].vc_base as usize + v;
-        let mut epoch = 0u8;
-        for &p in watch.iter().filter(|&&p| p != NO_PORT) {
-            epoch = epoch.wrapping_add(self.watch_output(r, base, i, p));
-        }
-        let port = if watch[1] != NO_PORT {
-            self.sleep_pair[vc] = watch;
-            PAIR_PORT
-        } else {
-            watch[0]
-        };
-        self.sleep_head(r, i, vc, wake, port, epoch);
+        self.sleep_watching(r, base, i, vc, wake, watch);
         true
     }
 
@@ -430,11 +494,12 @@ impl<R: Routing> Simulation<R> {
             };
             self.routing.route(&mut ctx, pkt, &mut self.cands);
             let head_reopen = ctx.reopen;
+            let head_steady = ctx.steady;
             let mut found = None;
             // Earliest cycle any candidate could succeed without new credit returns, and the
-            // single port whose credit returns could make it sooner.
+            // (at most two) ports whose credit returns could make it sooner.
             let mut wake = u64::MAX;
-            let mut watch = NO_PORT;
+            let mut watch = [NO_PORT; 2];
             let mut watch_many = false;
             for c in self.cands.as_slice() {
                 let o = c.port as usize;
@@ -478,8 +543,11 @@ impl<R: Routing> Simulation<R> {
                             .max(now + 1),
                     );
                 }
-                if watch == NO_PORT || watch == c.port as u8 {
-                    watch = c.port as u8;
+                let p = c.port as u8;
+                if watch[0] == NO_PORT || watch[0] == p {
+                    watch[0] = p;
+                } else if watch[1] == NO_PORT || watch[1] == p {
+                    watch[1] = p;
                 } else {
                     watch_many = true;
                 }
@@ -493,16 +561,11 @@ impl<R: Routing> Simulation<R> {
                         .sleep_on_alternatives(r, base, radix, i, in_class, v, head, len, out_done)
                 {
                     // Asleep: none of the outputs its choice could name can take it.
-                } else if dependent || watch_many {
+                } else if (dependent && (!head_steady || self.exhaustive)) || watch_many {
                     self.vcs[vb + v].fifo.wake();
                     awake = true;
                 } else {
-                    let sleep_epoch = if watch != NO_PORT {
-                        self.watch_output(r, base, i, watch)
-                    } else {
-                        0
-                    };
-                    self.sleep_head(r, i, vb + v, wake, watch, sleep_epoch);
+                    self.sleep_watching(r, base, i, vb + v, wake, watch);
                 }
                 continue;
             };

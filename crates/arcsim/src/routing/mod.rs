@@ -114,6 +114,13 @@ pub struct RouteCtx<'a> {
     /// candidate it has not got now. A packet left without a request is asked again in the
     /// next iteration only when one of them was granted (the allocator starts it at 0).
     pub reopen: u64,
+    /// Set by a [`Routing::state_dependent`] routing when its answer for this head (the
+    /// candidates, no random number drawn, the packet unchanged) stays the same until one of
+    /// those candidates can take the packet: until the output is done sending, or a credit
+    /// returns to it. The allocator then lets the head sleep as it would for a
+    /// state-independent routing, instead of asking again every cycle. The allocator starts
+    /// it at false.
+    pub steady: bool,
     /// This router's ports, indexed by local port number.
     pub(crate) ports: &'a [PortState],
     /// Every VC of the network (indexed through `PortState::vc_base`).
@@ -141,6 +148,7 @@ impl<'a> RouteCtx<'a> {
             taken: 0,
             head_wait: 0,
             reopen: 0,
+            steady: false,
             ports,
             vcs,
             rng,

@@ -431,6 +431,7 @@ impl Routing for OfarRouting {
         let (cur, dst) = (ctx.router, pkt.dst_router as usize);
         if cur == dst {
             out.push(ejection(pkt));
+            ctx.steady = true;
             return;
         }
         let len = pkt.len as u32;
@@ -518,6 +519,11 @@ impl Routing for OfarRouting {
         };
         if min_room && min_available {
             out.push(min_cand);
+            // Taken by no one else and with room, the minimal output can only be busy
+            // sending: nothing can be granted it until it is done, and its credits only
+            // grow, so until then the answer stays this one. Not so for a packet owing
+            // MM+L's global hop, which the congestion of every global port may free.
+            ctx.steady = !(self.mml_committed && pkt.route.flags & PENDING_GLOBAL != 0);
             return;
         }
         // The minimal output is unavailable: look for a non-minimal one.
@@ -586,7 +592,9 @@ impl Routing for OfarRouting {
         if min_room {
             // Lost the minimal output to another input this cycle: try it again next cycle.
             out.push(min_cand);
-        } else if let Some(c) = may_escape()
+            return;
+        }
+        if let Some(c) = may_escape()
             .then(|| self.escape_candidate(ctx, pkt, reserve_for))
             .flatten()
         {
@@ -596,10 +604,19 @@ impl Routing for OfarRouting {
             // injection queue waits instead: an injection queue is never part of a cycle, so
             // it needs no escape.
             out.push(c);
-        } else {
-            // No escape network: wait for the minimal output (what a deadlock report shows).
-            out.push(min_cand);
         }
+        // Wait for the minimal output (with no escape, what a deadlock report shows). After
+        // an escape candidate it can never be taken (it has no room), but it names the
+        // output whose credits change this answer.
+        out.push(min_cand);
+        // With FOGSim's trigger and the minimal output granted to no one, no misroute was
+        // looked for, so the answer changes only when the minimal output gets room or is
+        // granted to another input (which the allocator watches), or when the escape
+        // output can take the packet. Not so for a packet owing MM+L's global hop, or one
+        // whose patience for the escape network grows.
+        ctx.steady = no_trigger
+            && flags & PENDING_GLOBAL == 0
+            && (self.escape_patience == 0 || flags & IN_ESCAPE != 0);
     }
 
     fn commit(&self, pkt: &mut Packet, router: usize, cand: &Candidate) {
