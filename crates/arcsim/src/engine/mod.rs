@@ -1112,6 +1112,17 @@ mod tests {
         taken: u64,
         pkt: &mut Packet,
     ) -> Candidates {
+        route_steady_at(sim, router, (in_port, in_class), taken, pkt).0
+    }
+
+    /// [`route_at`], with whether the routing called its answer steady (`RouteCtx::steady`).
+    fn route_steady_at<R: Routing>(
+        sim: &mut Simulation<R>,
+        router: usize,
+        (in_port, in_class): (usize, PortClass),
+        taken: u64,
+        pkt: &mut Packet,
+    ) -> (Candidates, bool) {
         let base = sim.net.port_base[router] as usize;
         let radix = sim.net.port_base[router + 1] as usize - base;
         let mut cands = Candidates::default();
@@ -1127,7 +1138,8 @@ mod tests {
             )
         };
         sim.routing.route(&mut ctx, pkt, &mut cands);
-        cands
+        let steady = ctx.steady;
+        (cands, steady)
     }
 
     /// Cycles at which two packets queued at cycle 0 in the two injection VCs of node 0 leave
@@ -1442,5 +1454,76 @@ mod tests {
         });
         assert_eq!(decide4(all_vcs, 48, false, Some(40)), HopKind::Minimal);
         assert_eq!(decide4(None, 48, false, Some(40)), HopKind::NonMinimal);
+    }
+
+    /// OFAR calls a blocked head steady (the allocator lets it sleep) only where its answer
+    /// cannot change until one of its candidates can take it: waiting for a busy minimal
+    /// output with room, or (FOGSim's trigger) for the escape network past a full minimal
+    /// output granted to no one. Not a packet owing MM+L's global hop, which a global port
+    /// getting room would send on, nor one whose patience for the escape network grows.
+    #[test]
+    fn ofar_calls_steady_only_answers_that_wait_for_a_candidate() {
+        use crate::config::{BusyMinimal, MisrouteTrigger};
+        use crate::routing::ofar::{DECIDED, PENDING_GLOBAL};
+        use crate::routing::HopKind;
+        // `full_min`: the minimal (local) output has no room, else it has room but is busy
+        // sending. `pending`: the packet owes MM+L's committed global hop. Every global
+        // port of the router is full.
+        let decide = |full_min: bool, pending: bool, patience: u32| -> (Vec<HopKind>, bool) {
+            let mut cfg = small_config();
+            cfg.router.vcs_local = 2;
+            cfg.router.vcs_global = 1;
+            cfg.routing.algorithm = RoutingAlgorithm::Ofar;
+            cfg.routing.busy_minimal = BusyMinimal::Wait;
+            cfg.routing.misroute_trigger = MisrouteTrigger::Granted;
+            cfg.routing.mml_commit = true;
+            cfg.routing.escape_patience = patience;
+            cfg.validate().unwrap();
+            let df = Dragonfly::new(&cfg.topology);
+            let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
+            let mut sim = Simulation::new(&cfg, &df, r);
+            let src = sim.net.attach[0].0 as usize;
+            // A destination in another group reached through a local hop first.
+            let dst = (0..sim.net.num_terminals())
+                .find(|&n| {
+                    let d = sim.net.attach[n].0 as usize;
+                    df.group_of(d) != df.group_of(src)
+                        && routing::min::minimal_hop(&df, src, d).is_some_and(|(_, g)| !g)
+                })
+                .unwrap();
+            let (dst_router, dst_port) = sim.net.attach[dst];
+            let (min_port, _) = routing::min::minimal_hop(&df, src, dst_router as usize).unwrap();
+            let base = sim.net.port_base[src] as usize;
+            let gp0 = df.first_global_port();
+            for p in gp0..gp0 + df.h {
+                let c = &mut sim.vcs[sim.ports[base + p].vc_base as usize].credit;
+                let free = c.credits(0);
+                c.consume(free);
+            }
+            let min = sim.ports[base + min_port].vc_base as usize;
+            if full_min {
+                for v in min..min + 2 {
+                    let free = sim.vcs[v].credit.credits(0);
+                    sim.vcs[v].credit.consume(free);
+                }
+            } else {
+                sim.ports[base + min_port].out_busy = 5;
+            }
+            let mut pkt = Packet::new(0, dst_router, dst_port as u8, 0, sim.pkt_len);
+            pkt.route.flags = DECIDED | if pending { PENDING_GLOBAL } else { 0 };
+            pkt.route.inter = df.group_of(src) as u32;
+            let input = (df.first_local_port(), PortClass::Local);
+            let (cands, steady) = route_steady_at(&mut sim, src, input, 0, &mut pkt);
+            (cands.as_slice().iter().map(|c| c.kind).collect(), steady)
+        };
+        use HopKind::{Escape, Minimal};
+        // Waiting for the busy minimal output.
+        assert_eq!(decide(false, false, 0), (vec![Minimal], true));
+        assert_eq!(decide(false, true, 0), (vec![Minimal], false));
+        // Past the full minimal output, granted to no one, onto the escape ring.
+        assert_eq!(decide(true, false, 0), (vec![Escape, Minimal], true));
+        assert_eq!(decide(true, true, 0), (vec![Escape, Minimal], false));
+        // Not yet patient enough for the escape ring: the answer changes as the wait grows.
+        assert_eq!(decide(true, false, 3), (vec![Minimal], false));
     }
 }
