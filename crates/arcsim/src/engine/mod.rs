@@ -1104,19 +1104,9 @@ mod tests {
     }
 
     /// The candidates `sim`'s routing gives `pkt` at `router` at cycle 0, its head sitting in
-    /// `in_port` (of `in_class`) and the outputs in `taken` granted to other inputs.
+    /// `in_port` (of `in_class`) and the outputs in `taken` granted to other inputs, and
+    /// whether the routing called that answer steady (`RouteCtx::steady`).
     fn route_at<R: Routing>(
-        sim: &mut Simulation<R>,
-        router: usize,
-        (in_port, in_class): (usize, PortClass),
-        taken: u64,
-        pkt: &mut Packet,
-    ) -> Candidates {
-        route_steady_at(sim, router, (in_port, in_class), taken, pkt).0
-    }
-
-    /// [`route_at`], with whether the routing called its answer steady (`RouteCtx::steady`).
-    fn route_steady_at<R: Routing>(
         sim: &mut Simulation<R>,
         router: usize,
         (in_port, in_class): (usize, PortClass),
@@ -1263,7 +1253,7 @@ mod tests {
                 let (dst_router, dst_port) = attach[dst];
                 let mut pkt = Packet::new(n as u32, dst_router, dst_port as u8, 0, sim.pkt_len);
                 let terminal = (pt as usize, PortClass::Terminal);
-                let cands = route_at(&mut sim, r, terminal, 0, &mut pkt);
+                let (cands, _) = route_at(&mut sim, r, terminal, 0, &mut pkt);
                 let [c] = cands.as_slice() else {
                     panic!("{n} -> {dst}: {:?}", cands.as_slice())
                 };
@@ -1351,7 +1341,7 @@ mod tests {
             let (dst_router, dst_port) = sim.net.attach[dst];
             let mut pkt = Packet::new(n as u32, dst_router, dst_port as u8, 0, sim.pkt_len);
             let terminal = (pt as usize, PortClass::Terminal);
-            let cands = route_at(&mut sim, r as usize, terminal, 0, &mut pkt);
+            let (cands, _) = route_at(&mut sim, r as usize, terminal, 0, &mut pkt);
             let c = cands.as_slice();
             // The escape ring, then the full minimal output (named for the allocator to watch).
             assert_eq!(c.len(), 2, "node {n}: {c:?}");
@@ -1419,7 +1409,7 @@ mod tests {
                 (pt as usize, PortClass::Terminal)
             };
             let taken = if mml { 0 } else { 1 << gp0 };
-            let cands = route_at(&mut sim, src, input, taken, &mut pkt);
+            let (cands, _) = route_at(&mut sim, src, input, taken, &mut pkt);
             let c = cands.as_slice();
             assert_eq!(c.len(), 1, "{c:?}");
             c[0].kind
@@ -1513,7 +1503,7 @@ mod tests {
             pkt.route.flags = DECIDED | if pending { PENDING_GLOBAL } else { 0 };
             pkt.route.inter = df.group_of(src) as u32;
             let input = (df.first_local_port(), PortClass::Local);
-            let (cands, steady) = route_steady_at(&mut sim, src, input, 0, &mut pkt);
+            let (cands, steady) = route_at(&mut sim, src, input, 0, &mut pkt);
             (cands.as_slice().iter().map(|c| c.kind).collect(), steady)
         };
         use HopKind::{Escape, Minimal};
