@@ -515,3 +515,39 @@ fn keys_no_simulation_reads_are_warned_about() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The README's quick start shows what `arcsim run` prints with the embedded default; every
+/// line but `speed` must be what the default run prints today (the README promises that).
+#[test]
+fn readme_quick_start_shows_what_the_default_run_prints() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .expect("read README.md");
+    let quick = &readme[readme
+        .find("## Quick start")
+        .expect("README has a Quick start")..];
+    let block = quick
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the Quick start has a ```text block");
+    let shown: Vec<&str> = block.lines().filter(|l| !l.starts_with("speed")).collect();
+    assert!(
+        shown.len() >= 7,
+        "the README's example is too short:\n{block}"
+    );
+
+    let dir = temp_dir("cli-readme");
+    let out = arcsim(&dir, &["run", "--out", "out"]);
+    assert_success(&out, "arcsim run (the embedded default)");
+    let stdout = text(&out.stdout);
+    let printed: Vec<&str> = stdout
+        .lines()
+        .filter(|l| !l.starts_with("speed") && !l.starts_with("wrote "))
+        .collect();
+    assert_eq!(
+        printed, shown,
+        "README.md's Quick start example differs from what `arcsim run` prints"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
