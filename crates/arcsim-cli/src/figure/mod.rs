@@ -44,7 +44,7 @@ pub struct FigureArgs {
     /// last).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// Output directory (default: results/<spec name>, with `-<scale>` appended).
+    /// Output directory (default: results/SPEC, the spec file's name, with -SCALE appended).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Worker threads (default: all cores). Results do not depend on it.
