@@ -596,3 +596,163 @@ fn bad_specs_fail_with_a_message() {
     let out = arcsim(&dir, &["figure", "fig.toml", "--scale", "huge"]);
     assert_clean_failure(&out, "unknown scale", &["--scale huge", "one"]);
 }
+
+/// Claims on SWEEP's tiny network (p = 2, a = 4, h = 2; loads 0.1 and 0.3): one that holds,
+/// one that differs, and two that cannot be checked here.
+const CLAIMS: &str = r#"
+[[claim]]
+paper = "MIN under ADVG+1 is limited to 1/(a p) = 0.125"
+panel = "adv"
+curve = "MIN"
+metric = "peak"
+at_most = "0.2625/h"
+
+[[claim]]
+paper = "VAL carries more than MIN under ADVG+1"
+panel = "adv"
+curve = "VAL"
+metric = "peak"
+above = ["MIN"]
+
+[[claim]]
+paper = "MIN reaches 0.5 under UN"
+panel = "un"
+curve = "MIN"
+metric = "peak"
+near = 0.5
+
+[[claim]]
+paper = "a number of the paper's network"
+panel = "un"
+curve = "MIN"
+metric = "peak"
+near = 0.6
+h = 6
+
+[[claim]]
+paper = "a load this figure does not run"
+panel = "un"
+curve = "VAL"
+metric = "latency"
+load = 0.2
+best = "lowest"
+"#;
+
+#[test]
+fn figure_claims_are_checked_on_the_results() {
+    let dir = temp_dir("claims");
+    write(&dir, "base.toml", BASE);
+    write(&dir, "fig.toml", &format!("{SWEEP}{CLAIMS}"));
+    let out = arcsim(
+        &dir,
+        &["figure", "fig.toml", "--scale", "one", "--out", "o"],
+    );
+    assert_success(&out, "figure with claims");
+    let report = std::fs::read_to_string(dir.join("o/summary.txt")).unwrap();
+    let verdict = |paper: &str| -> String {
+        let line = report
+            .lines()
+            .find(|l| l.ends_with(paper))
+            .unwrap_or_else(|| panic!("no verdict for {paper:?} in:\n{report}"));
+        line.split_whitespace().nth(1).unwrap().to_string()
+    };
+    assert_eq!(verdict("limited to 1/(a p) = 0.125"), "holds");
+    assert_eq!(verdict("VAL carries more than MIN under ADVG+1"), "holds");
+    assert_eq!(verdict("MIN reaches 0.5 under UN"), "differs");
+    assert_eq!(verdict("a number of the paper's network"), "not");
+    assert_eq!(verdict("a load this figure does not run"), "not");
+    assert!(report.contains("holds for h = 6; this network has h = 2"));
+    assert!(report.contains("no load 0.2 at this scale"));
+    assert!(report.contains("5 claims; holds: 2, differs: 1, not checked: 2"));
+    let csv = rows(&dir.join("o/claims.csv"));
+    let verdicts: Vec<&str> = csv.iter().map(|r| &r[4]).collect();
+    assert_eq!(
+        verdicts,
+        ["holds", "holds", "differs", "not checked", "not checked"]
+    );
+
+    // --claims-only checks the same tables again, simulating nothing.
+    let table = std::fs::read_to_string(dir.join("o/claims.csv")).unwrap();
+    std::fs::remove_file(dir.join("o/claims.csv")).unwrap();
+    let again = arcsim(
+        &dir,
+        &[
+            "figure",
+            "fig.toml",
+            "--scale",
+            "one",
+            "--out",
+            "o",
+            "--claims-only",
+        ],
+    );
+    assert_success(&again, "--claims-only");
+    assert!(!text(&again.stderr).contains("simulations"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("o/claims.csv")).unwrap(),
+        table
+    );
+    let none = arcsim(
+        &dir,
+        &[
+            "figure",
+            "fig.toml",
+            "--out",
+            "nothing-here",
+            "--claims-only",
+        ],
+    );
+    assert_clean_failure(&none, "--claims-only without results", &["run it first"]);
+    write(&dir, "plain.toml", SWEEP);
+    let plain = arcsim(
+        &dir,
+        &["figure", "plain.toml", "--out", "o", "--claims-only"],
+    );
+    assert_clean_failure(
+        &plain,
+        "--claims-only without claims",
+        &["has no [[claim]]"],
+    );
+
+    // Claims are checked before anything runs.
+    let bad = [
+        (
+            "curve = \"MIN\"",
+            "curve = \"UGAL\"",
+            "curve 'UGAL' is not a curve label",
+        ),
+        (
+            "metric = \"peak\"\nat_most",
+            "metric = \"time\"\nat_most",
+            "applies to Burst figures",
+        ),
+        (
+            "above = [\"MIN\"]",
+            "above = [\"MIN\"]\nbest = \"highest\"",
+            "exactly one test",
+        ),
+        ("load = 0.2\n", "", "needs load = OFFERED"),
+        ("\"0.2625/h\"", "\"0.2625/g\"", "multiple of 1/h"),
+        (
+            "panel = \"adv\"\ncurve = \"MIN\"",
+            "panel = \"adx\"\ncurve = \"MIN\"",
+            "panel 'adx' is not a panel name",
+        ),
+        (
+            "near = 0.5",
+            "near = 0.5\ntolerance = 2",
+            "tolerance = 2 must be a fraction",
+        ),
+    ];
+    for (from, to, needle) in bad {
+        assert!(CLAIMS.contains(from), "{from}");
+        write(
+            &dir,
+            "bad.toml",
+            &format!("{SWEEP}{}", CLAIMS.replacen(from, to, 1)),
+        );
+        let out = arcsim(&dir, &["figure", "bad.toml", "--out", "never"]);
+        assert_clean_failure(&out, needle, &[needle, "claim"]);
+        assert!(!dir.join("never").exists(), "{needle}: output written");
+    }
+}

@@ -17,6 +17,7 @@
 //! - `injection`: packets injected per router in chosen groups (Fig. 12).
 
 mod burst;
+mod claims;
 mod injection;
 mod spec;
 mod store;
@@ -24,7 +25,7 @@ mod sweep;
 mod transient;
 
 use crate::sweep::run_jobs_with;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use arcsim::{Config, RunResult, SimError};
 use spec::{jobs, plan, Job, Kind, Plan};
 use std::collections::BTreeMap;
@@ -57,6 +58,10 @@ pub struct FigureArgs {
     /// same configuration.
     #[arg(long)]
     pub fresh: bool,
+    /// Check the spec's claims (`[[claim]]`) on the tables a run of the figure already
+    /// wrote to OUT (with the same --scale), and simulate nothing.
+    #[arg(long, conflicts_with_all = ["dry_run", "fresh"])]
+    pub claims_only: bool,
 }
 
 pub fn figure_command(args: &FigureArgs) -> Result<()> {
@@ -76,6 +81,32 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
         PathBuf::from("results").join(name)
     });
     let spec = &plan.spec;
+    // Each panel's network size, for claims written per global link ("1/h").
+    let h_of_panel: Vec<usize> = (0..plan.panels.len())
+        .map(|pi| {
+            jobs.iter()
+                .find(|j| j.panel == pi)
+                .map_or(0, |j| j.cfg.topology.h)
+        })
+        .collect();
+    if args.claims_only {
+        if spec.claim.is_empty() {
+            bail!(
+                "--claims-only: {} has no [[claim]] to check",
+                args.spec.display()
+            );
+        }
+        let mut report = String::new();
+        claims::write(&plan, &out, &h_of_panel, &mut report).with_context(|| {
+            format!(
+                "--claims-only reads the tables a run of this figure wrote to {} (run it first, with the same --scale and --out)",
+                out.display()
+            )
+        })?;
+        print!("{report}");
+        println!("wrote {}", out.join("claims.csv").display());
+        return Ok(());
+    }
     eprintln!(
         "arcsim figure: {} | {} simulations{}",
         spec.title,
@@ -179,6 +210,7 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     if let Some(p) = &spec.paper {
         writeln!(report, "\npaper: {}", p.trim())?;
     }
+    claims::write(&plan, &out, &h_of_panel, &mut report)?;
     print!("{report}");
     std::fs::write(out.join("summary.txt"), &report).context("writing summary.txt")?;
     println!("wrote {}/", out.display());

@@ -50,6 +50,9 @@ pub struct Spec {
     #[serde(default)]
     pub panel: Vec<Panel>,
     pub curve: Vec<CurveSpec>,
+    /// The paper's statements, checked on the results (claims.rs).
+    #[serde(default)]
+    pub claim: Vec<super::claims::Claim>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -275,14 +278,16 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
             s.description.clone().unwrap_or_else(|| s.set.join(" "))
         )
     });
-    Ok(Plan {
+    let plan = Plan {
         spec,
         dir,
         scale_note,
         loads,
         panels,
         single,
-    })
+    };
+    super::claims::validate(&plan, path)?;
+    Ok(plan)
 }
 
 /// One simulation of the figure.

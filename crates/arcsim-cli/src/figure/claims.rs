@@ -1,0 +1,702 @@
+//! The paper's claims: statements a figure spec makes checkable (`[[claim]]`), each checked
+//! against the tables the figure wrote, so that a run says in so many words which of the
+//! paper's conclusions it reproduces.
+//!
+//! A claim names one number of the figure (a curve's peak accepted load, its latency at a
+//! load, its burst time relative to the baseline, ...) and one test of it: near a value,
+//! at least or at most a value, above or below other curves, or the best of its panel.
+//! Values may be written per global link (`"1/h"`), so that one claim serves every scale.
+//! Claims are read from the CSV files in the output directory, the same ones a user reads;
+//! `arcsim figure --claims-only` checks them again without simulating.
+
+use super::spec::{Kind, Plan};
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// One `[[claim]]` of a figure spec.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    /// The paper's words, printed with the verdict.
+    pub paper: String,
+    /// The panel the number comes from (may be left out when the figure has one panel;
+    /// must be left out for `mean-time`).
+    #[serde(default)]
+    pub panel: Option<String>,
+    /// The curve whose number is tested.
+    pub curve: String,
+    pub metric: Metric,
+    /// The offered load of `accepted` and `latency`.
+    #[serde(default)]
+    pub load: Option<f64>,
+    /// Within `tolerance` (relative) of this value.
+    #[serde(default)]
+    pub near: Option<Value>,
+    /// Within `tolerance` (relative) of the same number of this curve.
+    #[serde(default)]
+    pub near_curve: Option<String>,
+    /// Relative tolerance of `near` and `near_curve` (default 0.1).
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    #[serde(default)]
+    pub at_least: Option<Value>,
+    #[serde(default)]
+    pub at_most: Option<Value>,
+    /// Strictly above the same number of each of these curves.
+    #[serde(default)]
+    pub above: Vec<String>,
+    /// Strictly below the same number of each of these curves.
+    #[serde(default)]
+    pub below: Vec<String>,
+    /// The highest or the lowest of every curve of the panel.
+    #[serde(default)]
+    pub best: Option<Best>,
+    /// Checked only on a network with this many global links per router (the paper's
+    /// numbers that hold for its network alone, e.g. "about 0.36" at h = 6).
+    #[serde(default)]
+    pub h: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// Sweeps: the highest accepted load of the curve.
+    Peak,
+    /// Sweeps: accepted load at `load`.
+    Accepted,
+    /// Sweeps: mean latency (cycles) at `load`.
+    Latency,
+    /// Sweeps: the lowest offered load whose mean latency is more than 1.3 times the
+    /// latency at the curve's lowest load (where its latency "rises"); infinite if none.
+    Knee,
+    /// Sweeps: how far the accepted load at the highest offered load lies below the peak,
+    /// as a fraction of the peak (0: no fall; a collapse is close to 1).
+    Fall,
+    /// Bursts: consumption time relative to the baseline curve, in the panel.
+    Time,
+    /// Bursts: consumption time relative to the baseline, averaged over the panels.
+    MeanTime,
+    /// Bursts: the longest path (hops, escape hops included) in the panel.
+    MaxHops,
+    /// Bursts: the mean path length (hops) in the panel.
+    MeanHops,
+}
+
+/// A latency more than this many times the latency at the lowest load has "risen".
+const KNEE_FACTOR: f64 = 1.3;
+
+impl Metric {
+    fn kind(self) -> Kind {
+        match self {
+            Metric::Peak | Metric::Accepted | Metric::Latency | Metric::Knee | Metric::Fall => {
+                Kind::Sweep
+            }
+            Metric::Time | Metric::MeanTime | Metric::MaxHops | Metric::MeanHops => Kind::Burst,
+        }
+    }
+
+    fn describe(self, load: Option<f64>) -> String {
+        let at = load.map(|l| format!(" at load {l}")).unwrap_or_default();
+        match self {
+            Metric::Peak => "peak accepted load".into(),
+            Metric::Accepted => format!("accepted load{at}"),
+            Metric::Latency => format!("latency{at}"),
+            Metric::Time => "burst time relative to the baseline".into(),
+            Metric::MeanTime => "mean burst time relative to the baseline".into(),
+            Metric::Knee => {
+                format!("load where the latency rises (above {KNEE_FACTOR}x its lowest-load value)")
+            }
+            Metric::Fall => "fall from the peak at the highest load".into(),
+            Metric::MaxHops => "longest path".into(),
+            Metric::MeanHops => "mean path length".into(),
+        }
+    }
+
+    /// A number of this metric, as printed.
+    fn show(self, x: f64) -> String {
+        match self {
+            _ if x.is_nan() => "none".into(),
+            Metric::Knee if x.is_infinite() => "none (it never rises)".into(),
+            _ if x.is_infinite() => "not consumed".into(),
+            Metric::MaxHops => format!("{x:.0}"),
+            _ if x.abs() >= 100.0 => format!("{x:.1}"),
+            _ => format!("{x:.4}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Best {
+    Highest,
+    Lowest,
+}
+
+/// A number, or a multiple of 1/h written `"1/h"`, `"0.5/h"`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Value {
+    Number(f64),
+    PerH(String),
+}
+
+impl Value {
+    /// The coefficient of 1/h, if the value is written that way.
+    fn per_h(&self) -> Result<Option<f64>> {
+        match self {
+            Value::Number(_) => Ok(None),
+            Value::PerH(s) => {
+                let compact: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+                let c = compact
+                    .strip_suffix("/h")
+                    .and_then(|c| c.trim().parse::<f64>().ok())
+                    .filter(|c| c.is_finite() && *c > 0.0);
+                match c {
+                    Some(c) => Ok(Some(c)),
+                    None => {
+                        bail!("'{s}' is neither a number nor a multiple of 1/h such as \"1/h\"")
+                    }
+                }
+            }
+        }
+    }
+
+    fn resolve(&self, h: usize) -> f64 {
+        match (self, self.per_h()) {
+            (Value::Number(x), _) => *x,
+            (_, Ok(Some(c))) => c / h as f64,
+            _ => f64::NAN, // rejected by `validate`
+        }
+    }
+
+    fn show(&self, h: usize) -> String {
+        match self {
+            Value::Number(x) => format!("{x}"),
+            Value::PerH(s) => format!("{s} = {:.4}", self.resolve(h)),
+        }
+    }
+}
+
+/// The test a claim applies, resolved from its fields.
+enum Test<'a> {
+    Near(&'a Value, f64),
+    NearCurve(&'a str, f64),
+    AtLeast(&'a Value),
+    AtMost(&'a Value),
+    Above(&'a [String]),
+    Below(&'a [String]),
+    Best(Best),
+}
+
+impl Claim {
+    fn test(&self) -> Test<'_> {
+        let tol = self.tolerance.unwrap_or(0.1);
+        if let Some(v) = &self.near {
+            Test::Near(v, tol)
+        } else if let Some(c) = &self.near_curve {
+            Test::NearCurve(c, tol)
+        } else if let Some(v) = &self.at_least {
+            Test::AtLeast(v)
+        } else if let Some(v) = &self.at_most {
+            Test::AtMost(v)
+        } else if !self.above.is_empty() {
+            Test::Above(&self.above)
+        } else if !self.below.is_empty() {
+            Test::Below(&self.below)
+        } else {
+            Test::Best(self.best.unwrap_or(Best::Highest))
+        }
+    }
+
+    /// The panel this claim reads (None for `mean-time`).
+    fn panel_name<'a>(&'a self, plan: &'a Plan) -> Option<&'a str> {
+        match (&self.panel, self.metric) {
+            (_, Metric::MeanTime) => None,
+            (Some(p), _) => Some(p),
+            (None, _) => plan.panels.first().map(|p| p.0.as_str()),
+        }
+    }
+}
+
+/// Check the spec's claims before anything runs: every name they use exists, the metric
+/// fits the figure's kind, and each claim has exactly one test.
+pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
+    let spec = &plan.spec;
+    for (i, c) in spec.claim.iter().enumerate() {
+        let what = || {
+            format!(
+                "{}: claim {} (\"{}\")",
+                path.display(),
+                i + 1,
+                short(&c.paper)
+            )
+        };
+        let known_curve = |name: &str, field: &str| -> Result<()> {
+            if spec.curve.iter().any(|k| k.label == name) {
+                Ok(())
+            } else {
+                let labels: Vec<&str> = spec.curve.iter().map(|k| k.label.as_str()).collect();
+                bail!(
+                    "{}: {field} '{name}' is not a curve label; the curves are: {}",
+                    what(),
+                    labels.join(", ")
+                )
+            }
+        };
+        if c.metric.kind() != spec.kind {
+            bail!(
+                "{}: metric {:?} applies to {:?} figures; this one is {:?} (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops)",
+                what(),
+                c.metric,
+                c.metric.kind(),
+                spec.kind
+            );
+        }
+        known_curve(&c.curve, "curve")?;
+        match (&c.panel, c.metric) {
+            (Some(_), Metric::MeanTime) => bail!(
+                "{}: mean-time averages over every panel; leave out panel",
+                what()
+            ),
+            (Some(p), _) if !plan.panels.iter().any(|q| &q.0 == p) => {
+                let names: Vec<&str> = plan.panels.iter().map(|q| q.0.as_str()).collect();
+                bail!(
+                    "{}: panel '{p}' is not a panel name; the panels are: {}",
+                    what(),
+                    names.join(", ")
+                )
+            }
+            (None, m) if m != Metric::MeanTime && plan.panels.len() > 1 => bail!(
+                "{}: the figure has several panels; name one with panel = \"...\"",
+                what()
+            ),
+            _ => {}
+        }
+        match (c.metric, c.load) {
+            (Metric::Accepted | Metric::Latency, None) => {
+                bail!("{}: metric {:?} needs load = OFFERED", what(), c.metric)
+            }
+            (Metric::Accepted | Metric::Latency, Some(l)) if !(l > 0.0 && l <= 1.0) => {
+                bail!("{}: load = {l} must be in (0, 1]", what())
+            }
+            (Metric::Accepted | Metric::Latency, Some(_)) => {}
+            (_, Some(_)) => bail!(
+                "{}: load applies to the metrics accepted and latency only",
+                what()
+            ),
+            (_, None) => {}
+        }
+        let tests = [
+            c.near.is_some(),
+            c.near_curve.is_some(),
+            c.at_least.is_some(),
+            c.at_most.is_some(),
+            !c.above.is_empty(),
+            !c.below.is_empty(),
+            c.best.is_some(),
+        ]
+        .iter()
+        .filter(|&&t| t)
+        .count();
+        if tests != 1 {
+            bail!(
+                "{}: give exactly one test of near, near_curve, at_least, at_most, above, below, best (it has {tests})",
+                what()
+            );
+        }
+        if let Some(t) = c.tolerance {
+            if c.near.is_none() && c.near_curve.is_none() {
+                bail!("{}: tolerance applies to near and near_curve only", what());
+            }
+            if !(t > 0.0 && t < 1.0) {
+                bail!(
+                    "{}: tolerance = {t} must be a fraction in (0, 1), e.g. 0.1 for ±10%",
+                    what()
+                );
+            }
+        }
+        for v in [&c.near, &c.at_least, &c.at_most].into_iter().flatten() {
+            v.per_h().with_context(what)?;
+        }
+        if let Some(n) = &c.near_curve {
+            known_curve(n, "near_curve")?;
+        }
+        for n in c.above.iter().chain(&c.below) {
+            known_curve(n, "above/below")?;
+        }
+        if c.h == Some(0) {
+            bail!(
+                "{}: h = 0: give the network's global links per router, e.g. h = 6",
+                what()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn short(s: &str) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() > 60 {
+        format!("{}...", s.chars().take(57).collect::<String>())
+    } else {
+        s
+    }
+}
+
+/// A sweep point: (offered load, accepted load, mean latency).
+type Point = (f64, f64, f64);
+
+/// The numbers claims read, from the figure's CSV outputs.
+#[derive(Default)]
+pub(super) struct Tables {
+    /// Sweeps: (panel, curve) -> (offered, accepted, latency) per load.
+    sweep: BTreeMap<(String, String), Vec<Point>>,
+    /// Bursts: (panel, curve) -> (relative time, longest path, mean path); infinite if not
+    /// consumed.
+    burst: BTreeMap<(String, String), (f64, f64, f64)>,
+}
+
+#[derive(Deserialize)]
+struct SweepRow {
+    curve: String,
+    offered_load: f64,
+    accepted_load: f64,
+    latency_mean: f64,
+}
+
+#[derive(Deserialize)]
+struct BurstRow {
+    panel: String,
+    curve: String,
+    relative_to_baseline: Option<f64>,
+    max_hops: Option<f64>,
+    hops_mean: Option<f64>,
+}
+
+impl Tables {
+    /// Read what a figure of this plan wrote under `out`.
+    pub(super) fn read(plan: &Plan, out: &Path) -> Result<Tables> {
+        let mut t = Tables::default();
+        match plan.spec.kind {
+            Kind::Sweep => {
+                for (pname, _) in &plan.panels {
+                    let p = out.join(pname).join("sweep.csv");
+                    let mut r = csv::Reader::from_path(&p)
+                        .with_context(|| format!("reading {}", p.display()))?;
+                    for row in r.deserialize() {
+                        let row: SweepRow =
+                            row.with_context(|| format!("reading {}", p.display()))?;
+                        t.sweep
+                            .entry((pname.clone(), row.curve))
+                            .or_default()
+                            .push((row.offered_load, row.accepted_load, row.latency_mean));
+                    }
+                }
+            }
+            Kind::Burst => {
+                let p = out.join("bursts.csv");
+                let mut r = csv::Reader::from_path(&p)
+                    .with_context(|| format!("reading {}", p.display()))?;
+                for row in r.deserialize() {
+                    let row: BurstRow = row.with_context(|| format!("reading {}", p.display()))?;
+                    // An empty cell: the burst was not consumed.
+                    t.burst.insert(
+                        (row.panel, row.curve),
+                        (
+                            row.relative_to_baseline.unwrap_or(f64::INFINITY),
+                            row.max_hops.unwrap_or(f64::INFINITY),
+                            row.hops_mean.unwrap_or(f64::INFINITY),
+                        ),
+                    );
+                }
+            }
+            Kind::Transient | Kind::Injection => {}
+        }
+        Ok(t)
+    }
+
+    /// The claim's number for `curve`, or why there is none.
+    fn value(&self, plan: &Plan, c: &Claim, curve: &str) -> std::result::Result<f64, String> {
+        let panel = c.panel_name(plan);
+        let points = |p: &str| {
+            self.sweep
+                .get(&(p.to_string(), curve.to_string()))
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| format!("{curve} has no results in panel {p}"))
+        };
+        let at = |p: &str, l: f64, f: fn(&Point) -> f64| {
+            points(p)?
+                .iter()
+                .find(|x| (x.0 - l).abs() < 1e-9)
+                .map(f)
+                .ok_or_else(|| format!("no load {l} at this scale"))
+        };
+        let burst = |p: &str| {
+            self.burst
+                .get(&(p.to_string(), curve.to_string()))
+                .copied()
+                .ok_or_else(|| format!("{curve} has no burst in panel {p}"))
+        };
+        let p = panel.unwrap_or_default();
+        let l = c.load.unwrap_or(f64::NAN);
+        match c.metric {
+            Metric::Peak => Ok(points(p)?.iter().map(|x| x.1).fold(f64::NAN, f64::max)),
+            Metric::Accepted => at(p, l, |x| x.1),
+            Metric::Latency => at(p, l, |x| x.2),
+            Metric::Knee => Ok(knee(points(p)?)),
+            Metric::Fall => Ok(fall(points(p)?)),
+            Metric::Time => Ok(burst(p)?.0),
+            Metric::MaxHops => Ok(burst(p)?.1),
+            Metric::MeanHops => Ok(burst(p)?.2),
+            Metric::MeanTime => {
+                let v: Vec<f64> = plan
+                    .panels
+                    .iter()
+                    .map(|(p, _)| burst(p).map(|b| b.0))
+                    .collect::<std::result::Result<_, _>>()?;
+                Ok(v.iter().sum::<f64>() / v.len() as f64)
+            }
+        }
+    }
+}
+
+/// The lowest offered load whose latency is above `KNEE_FACTOR` times the latency at the
+/// lowest load; infinite if there is none.
+fn knee(points: &[Point]) -> f64 {
+    let mut pts = points.to_vec();
+    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let Some(base) = pts.first().map(|x| x.2) else {
+        return f64::NAN;
+    };
+    pts.iter()
+        .find(|x| x.2 > KNEE_FACTOR * base)
+        .map_or(f64::INFINITY, |x| x.0)
+}
+
+/// (peak - accepted at the highest offered load) / peak.
+fn fall(points: &[Point]) -> f64 {
+    let peak = points.iter().map(|x| x.1).fold(f64::NAN, f64::max);
+    let last = points
+        .iter()
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(f64::NAN, |x| x.1);
+    (peak - last) / peak
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Verdict {
+    Holds,
+    Differs,
+    NotChecked,
+}
+
+impl Verdict {
+    fn word(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Differs => "differs",
+            Verdict::NotChecked => "not checked",
+        }
+    }
+}
+
+/// One claim's outcome: the verdict and the numbers behind it.
+pub(super) struct Outcome {
+    pub verdict: Verdict,
+    pub detail: String,
+}
+
+/// Check one claim; `h` is the network's global links per router in its panel.
+pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, h: usize) -> Outcome {
+    let not_checked = |why: String| Outcome {
+        verdict: Verdict::NotChecked,
+        detail: why,
+    };
+    if let Some(want) = c.h {
+        if want != h {
+            return not_checked(format!("holds for h = {want}; this network has h = {h}"));
+        }
+    }
+    let v = match t.value(plan, c, &c.curve) {
+        Ok(v) if v.is_nan() => return not_checked(format!("{} has no number here", c.curve)),
+        Ok(v) => v,
+        Err(e) => return not_checked(e),
+    };
+    let num = |x: f64| c.metric.show(x);
+    let what = format!("{} of {}: {}", c.metric.describe(c.load), c.curve, num(v));
+    let others = |names: &[String]| -> std::result::Result<Vec<(String, f64)>, String> {
+        names
+            .iter()
+            .map(|n| t.value(plan, c, n).map(|x| (n.clone(), x)))
+            .collect()
+    };
+    let list = |o: &[(String, f64)]| {
+        o.iter()
+            .map(|(n, x)| format!("{n} {}", num(*x)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (holds, against) = match c.test() {
+        Test::Near(x, tol) => {
+            let x = x.resolve(h);
+            (
+                (v - x).abs() <= tol * x.abs(),
+                format!(
+                    "expected {} ± {:.0}% ({}–{})",
+                    c.near.as_ref().map(|n| n.show(h)).unwrap_or_default(),
+                    tol * 100.0,
+                    num(x * (1.0 - tol)),
+                    num(x * (1.0 + tol))
+                ),
+            )
+        }
+        Test::NearCurve(n, tol) => match t.value(plan, c, n) {
+            Ok(x) => (
+                (v - x).abs() <= tol * x.abs(),
+                format!("expected within {:.0}% of {n}'s {}", tol * 100.0, num(x)),
+            ),
+            Err(e) => return not_checked(e),
+        },
+        Test::AtLeast(x) => (
+            v >= x.resolve(h),
+            format!("expected at least {}", x.show(h)),
+        ),
+        Test::AtMost(x) => (v <= x.resolve(h), format!("expected at most {}", x.show(h))),
+        Test::Above(names) => match others(names) {
+            Ok(o) => (
+                o.iter().all(|(_, x)| v > *x),
+                format!("expected above {}", list(&o)),
+            ),
+            Err(e) => return not_checked(e),
+        },
+        Test::Below(names) => match others(names) {
+            Ok(o) => (
+                o.iter().all(|(_, x)| v < *x),
+                format!("expected below {}", list(&o)),
+            ),
+            Err(e) => return not_checked(e),
+        },
+        Test::Best(b) => {
+            let names: Vec<String> = plan
+                .spec
+                .curve
+                .iter()
+                .map(|k| k.label.clone())
+                .filter(|l| l != &c.curve)
+                .collect();
+            // Curves without a number here (e.g. not run at this scale) are left out.
+            let o: Vec<(String, f64)> = names
+                .iter()
+                .filter_map(|n| t.value(plan, c, n).ok().map(|x| (n.clone(), x)))
+                .filter(|(_, x)| !x.is_nan())
+                .collect();
+            let ok = match b {
+                Best::Highest => o.iter().all(|(_, x)| v > *x),
+                Best::Lowest => o.iter().all(|(_, x)| v < *x),
+            };
+            let word = if b == Best::Highest {
+                "highest"
+            } else {
+                "lowest"
+            };
+            (ok, format!("expected the {word}; the others: {}", list(&o)))
+        }
+    };
+    Outcome {
+        verdict: if holds {
+            Verdict::Holds
+        } else {
+            Verdict::Differs
+        },
+        detail: format!("{what}; {against}"),
+    }
+}
+
+/// Check every claim of the spec against the tables under `out`, append them to the report
+/// and write `claims.csv`. `h_of_panel` gives each panel's h (the first one's for
+/// `mean-time`).
+pub(super) fn write(
+    plan: &Plan,
+    out: &Path,
+    h_of_panel: &[usize],
+    report: &mut String,
+) -> Result<()> {
+    let spec = &plan.spec;
+    if spec.claim.is_empty() {
+        return Ok(());
+    }
+    let tables = Tables::read(plan, out)?;
+    let mut csv = csv::Writer::from_path(out.join("claims.csv"))?;
+    csv.write_record(["claim", "panel", "curve", "metric", "verdict", "detail"])?;
+    writeln!(report, "\nthe paper's claims, checked on these results")?;
+    let mut count = BTreeMap::new();
+    for (i, c) in spec.claim.iter().enumerate() {
+        let panel = c.panel_name(plan);
+        let pi = panel
+            .and_then(|p| plan.panels.iter().position(|q| q.0 == p))
+            .unwrap_or(0);
+        let h = h_of_panel.get(pi).copied().unwrap_or(0);
+        let o = check(plan, &tables, c, h);
+        *count.entry(o.verdict.word()).or_insert(0) += 1;
+        let paper = c.paper.split_whitespace().collect::<Vec<_>>().join(" ");
+        writeln!(report, "{:>3}. {:<11} {paper}", i + 1, o.verdict.word())?;
+        writeln!(report, "{:16}{}", "", o.detail)?;
+        csv.write_record([
+            paper,
+            panel.unwrap_or("all panels").to_string(),
+            c.curve.clone(),
+            c.metric.describe(c.load),
+            o.verdict.word().to_string(),
+            o.detail,
+        ])?;
+    }
+    csv.flush()?;
+    let parts: Vec<String> = ["holds", "differs", "not checked"]
+        .iter()
+        .filter_map(|w| count.get(w).map(|n| format!("{w}: {n}")))
+        .collect();
+    writeln!(report, "{} claims; {}", spec.claim.len(), parts.join(", "))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knee_is_the_first_load_whose_latency_has_risen() {
+        // Unsorted on purpose: the figure's CSV lists loads in order, a user's may not.
+        let pts = [
+            (0.3, 0.3, 300.0),
+            (0.1, 0.1, 200.0),
+            (0.2, 0.2, 259.0),
+            (0.4, 0.35, 2000.0),
+        ];
+        // 1.3 x 200 = 260: 259 at 0.2 has not risen, 300 at 0.3 has.
+        assert_eq!(knee(&pts), 0.3);
+        assert_eq!(knee(&pts[1..3]), f64::INFINITY, "never rises");
+        assert!(knee(&[]).is_nan());
+    }
+
+    #[test]
+    fn fall_compares_the_highest_load_with_the_peak() {
+        let collapse = [(0.2, 0.2, 1.0), (0.6, 0.6, 1.0), (1.0, 0.06, 1.0)];
+        assert!((fall(&collapse) - 0.9).abs() < 1e-12);
+        let holds = [(1.0, 0.5, 1.0), (0.5, 0.5, 1.0)];
+        assert_eq!(fall(&holds), 0.0);
+    }
+
+    #[test]
+    fn values_per_global_link() {
+        let v = |s: &str| Value::PerH(s.to_string());
+        assert_eq!(v("1/h").resolve(4), 0.25);
+        assert_eq!(v(" 1.05 / h ").resolve(6), 1.05 / 6.0);
+        assert_eq!(Value::Number(0.36).resolve(4), 0.36);
+        for bad in ["h", "1/g", "-1/h", "0/h", "x/h"] {
+            assert!(v(bad).per_h().is_err(), "{bad} accepted");
+        }
+    }
+}
