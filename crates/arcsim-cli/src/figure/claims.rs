@@ -29,7 +29,8 @@ pub struct Claim {
     /// The curve whose number is tested.
     pub curve: String,
     pub metric: Metric,
-    /// The offered load of `accepted` and `latency`.
+    /// The offered load of `accepted` and `latency`; for `knee`, the load whose latency is
+    /// the reference (default: the curve's lowest load).
     #[serde(default)]
     pub load: Option<f64>,
     /// Within `tolerance` (relative) of this value.
@@ -70,7 +71,9 @@ pub enum Metric {
     /// Sweeps: mean latency (cycles) at `load`.
     Latency,
     /// Sweeps: the lowest offered load whose mean latency is more than 1.3 times the
-    /// latency at the curve's lowest load (where its latency "rises"); infinite if none.
+    /// latency at `load` (default: the curve's lowest load), where its latency "rises";
+    /// infinite if none. Under adversarial traffic the lowest loads may need no misrouting
+    /// at all, so their latency is a poor reference; `load = 0.1` then gives a better one.
     Knee,
     /// Sweeps: how far the accepted load at the highest offered load lies below the peak,
     /// as a fraction of the peak (0: no fall; a collapse is close to 1).
@@ -106,9 +109,14 @@ impl Metric {
             Metric::Latency => format!("latency{at}"),
             Metric::Time => "burst time relative to the baseline".into(),
             Metric::MeanTime => "mean burst time relative to the baseline".into(),
-            Metric::Knee => {
-                format!("load where the latency rises (above {KNEE_FACTOR}x its lowest-load value)")
-            }
+            Metric::Knee => match load {
+                Some(l) => format!(
+                    "load where the latency rises (above {KNEE_FACTOR}x its value at load {l})"
+                ),
+                None => format!(
+                    "load where the latency rises (above {KNEE_FACTOR}x its lowest-load value)"
+                ),
+            },
             Metric::Fall => "fall from the peak at the highest load".into(),
             Metric::MaxHops => "longest path".into(),
             Metric::MeanHops => "mean path length".into(),
@@ -283,8 +291,12 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
                 bail!("{}: load = {l} must be in (0, 1]", what())
             }
             (Metric::Accepted | Metric::Latency, Some(_)) => {}
+            (Metric::Knee, Some(l)) if !(l > 0.0 && l <= 1.0) => {
+                bail!("{}: load = {l} must be in (0, 1]", what())
+            }
+            (Metric::Knee, Some(_)) => {}
             (_, Some(_)) => bail!(
-                "{}: load applies to the metrics accepted and latency only",
+                "{}: load applies to the metrics accepted, latency and knee only",
                 what()
             ),
             (_, None) => {}
@@ -446,7 +458,17 @@ impl Tables {
             Metric::Peak => Ok(points(p)?.iter().map(|x| x.1).fold(f64::NAN, f64::max)),
             Metric::Accepted => at(p, l, |x| x.1),
             Metric::Latency => at(p, l, |x| x.2),
-            Metric::Knee => Ok(knee(points(p)?)),
+            Metric::Knee => {
+                let pts = points(p)?;
+                let base = match c.load {
+                    Some(l) => at(p, l, |x| x.2)?,
+                    None => pts
+                        .iter()
+                        .min_by(|a, b| a.0.total_cmp(&b.0))
+                        .map_or(f64::NAN, |x| x.2),
+                };
+                Ok(knee(pts, base))
+            }
             Metric::Fall => Ok(fall(points(p)?)),
             Metric::Time => Ok(burst(p)?.0),
             Metric::MaxHops => Ok(burst(p)?.1),
@@ -463,17 +485,17 @@ impl Tables {
     }
 }
 
-/// The lowest offered load whose latency is above `KNEE_FACTOR` times the latency at the
-/// lowest load; infinite if there is none.
-fn knee(points: &[Point]) -> f64 {
-    let mut pts = points.to_vec();
-    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let Some(base) = pts.first().map(|x| x.2) else {
+/// The lowest offered load whose latency is above `KNEE_FACTOR` times `base`; infinite if
+/// there is none.
+fn knee(points: &[Point], base: f64) -> f64 {
+    if base.is_nan() {
         return f64::NAN;
-    };
-    pts.iter()
-        .find(|x| x.2 > KNEE_FACTOR * base)
-        .map_or(f64::INFINITY, |x| x.0)
+    }
+    points
+        .iter()
+        .filter(|x| x.2 > KNEE_FACTOR * base)
+        .map(|x| x.0)
+        .fold(f64::INFINITY, f64::min)
 }
 
 /// (peak - accepted at the highest offered load) / peak.
@@ -676,9 +698,10 @@ mod tests {
             (0.4, 0.35, 2000.0),
         ];
         // 1.3 x 200 = 260: 259 at 0.2 has not risen, 300 at 0.3 has.
-        assert_eq!(knee(&pts), 0.3);
-        assert_eq!(knee(&pts[1..3]), f64::INFINITY, "never rises");
-        assert!(knee(&[]).is_nan());
+        assert_eq!(knee(&pts, 200.0), 0.3);
+        assert_eq!(knee(&pts[1..3], 200.0), f64::INFINITY, "never rises");
+        assert_eq!(knee(&pts, 300.0), 0.4);
+        assert!(knee(&pts, f64::NAN).is_nan());
     }
 
     #[test]
