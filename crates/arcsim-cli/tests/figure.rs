@@ -441,6 +441,18 @@ set = ["routing.algorithm=ugal-l"]
 [[curve]]
 label = "MIN"
 set = ["routing.algorithm=min"]
+
+[[claim]]
+paper = "MIN's latency rises after the change"
+curve = "MIN"
+metric = "change-rise"
+at_least = 0.0
+
+[[claim]]
+paper = "UGAL-L's misrouting dips after the change"
+curve = "UGAL-L"
+metric = "misroute-dip"
+above = ["MIN"]
 "#,
     );
     let out = arcsim(&dir, &["figure", "t.toml", "--out", "t"]);
@@ -484,6 +496,23 @@ set = ["routing.algorithm=min"]
     }
     assert_plot(&dir.join("t/all/throughput"));
     assert!(text(&out.stdout).contains("accepted load per window"));
+    // The claims' numbers, computed here again from the series.
+    let claims = rows(&dir.join("t/claims.csv"));
+    let value = |k: usize| -> f64 { claims[k][5].parse().expect("a checked claim's value") };
+    let min: Vec<(u64, f64)> = series
+        .iter()
+        .filter(|r| &r[0] == "MIN")
+        .map(|r| (r[1].parse().unwrap(), r[2].parse().unwrap()))
+        .collect();
+    let mean = |w: Vec<f64>| w.iter().sum::<f64>() / w.len() as f64;
+    let before = mean(min.iter().filter(|w| w.0 < 600).map(|w| w.1).collect());
+    let after = mean(min.iter().filter(|w| w.0 >= 600).map(|w| w.1).collect());
+    assert!(
+        (value(0) - (after - before) / before).abs() < 1e-9,
+        "change-rise {} against {before} -> {after}",
+        value(0)
+    );
+    assert!(value(1) >= 0.0 && value(1) < 1.0);
 
     write(
         &dir,
@@ -499,6 +528,12 @@ set = ["traffic.load=0.5", "routing.tree_root=8", "routing.algorithm=ofar",
 
 [[curve]]
 label = "Tree"
+
+[[claim]]
+paper = "the root's group injects less than group 0"
+curve = "Tree"
+metric = "group-ratio"
+below = ["Tree"]
 "#,
     );
     let out = arcsim(&dir, &["figure", "i.toml", "--out", "i"]);
@@ -516,6 +551,17 @@ label = "Tree"
         "{ci:?}"
     );
     assert_plot(&dir.join("i/all/injected-tree"));
+    // The claim's ratio, computed here again; a curve is never below itself.
+    let group = |g: &str| -> f64 {
+        inj.iter()
+            .filter(|r| &r[1] == g)
+            .map(|r| r[4].parse::<f64>().unwrap())
+            .sum()
+    };
+    let claims = rows(&dir.join("i/claims.csv"));
+    let ratio: f64 = claims[0][5].parse().unwrap();
+    assert!((ratio - group("2") / group("0")).abs() < 1e-9, "{ratio}");
+    assert_eq!(&claims[0][4], "differs");
 }
 
 #[test]

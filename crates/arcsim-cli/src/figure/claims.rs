@@ -86,6 +86,16 @@ pub enum Metric {
     MaxHops,
     /// Bursts: the mean path length (hops) in the panel.
     MeanHops,
+    /// Transients: how much the mean latency of the windows after the traffic change exceeds
+    /// that of the windows before it, as a fraction of the latter.
+    ChangeRise,
+    /// Transients: how far the share of misrouted packets falls, in the first half of the
+    /// windows after the change, below its level in the second half (0: no adaptation
+    /// period; a source-routed scheme that must first learn of the new congestion dips).
+    MisrouteDip,
+    /// Injection figures: packets injected by the routers of the spec's last group over
+    /// those of its first (Fig. 12: G_root over G0).
+    GroupRatio,
 }
 
 /// A latency more than this many times the latency at the lowest load has "risen".
@@ -98,6 +108,8 @@ impl Metric {
                 Kind::Sweep
             }
             Metric::Time | Metric::MeanTime | Metric::MaxHops | Metric::MeanHops => Kind::Burst,
+            Metric::ChangeRise | Metric::MisrouteDip => Kind::Transient,
+            Metric::GroupRatio => Kind::Injection,
         }
     }
 
@@ -120,6 +132,9 @@ impl Metric {
             Metric::Fall => "fall from the peak at the highest load".into(),
             Metric::MaxHops => "longest path".into(),
             Metric::MeanHops => "mean path length".into(),
+            Metric::ChangeRise => "latency rise after the change".into(),
+            Metric::MisrouteDip => "dip of the misrouted share after the change".into(),
+            Metric::GroupRatio => "injected by the last group over the first".into(),
         }
     }
 
@@ -256,7 +271,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         };
         if c.metric.kind() != spec.kind {
             bail!(
-                "{}: metric {:?} applies to {:?} figures; this one is {:?} (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops)",
+                "{}: metric {:?} applies to {:?} figures; this one is {:?} (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops; transients: change-rise, misroute-dip; injection: group-ratio)",
                 what(),
                 c.metric,
                 c.metric.kind(),
@@ -369,6 +384,25 @@ pub(super) struct Tables {
     /// Bursts: (panel, curve) -> (relative time, longest path, mean path); infinite if not
     /// consumed.
     burst: BTreeMap<(String, String), (f64, f64, f64)>,
+    /// Transients: (panel, curve) -> (cycle, latency, misrouted share) per window.
+    series: BTreeMap<(String, String), Vec<Point>>,
+    /// Injection figures: (panel, curve) -> (group, injected) per router, in file order.
+    injected: BTreeMap<(String, String), Vec<(u64, f64)>>,
+}
+
+#[derive(Deserialize)]
+struct SeriesRow {
+    curve: String,
+    cycle: f64,
+    latency_mean: f64,
+    misrouted_fraction: f64,
+}
+
+#[derive(Deserialize)]
+struct InjectedRow {
+    curve: String,
+    group: u64,
+    injected: f64,
 }
 
 #[derive(Deserialize)]
@@ -386,6 +420,13 @@ struct BurstRow {
     relative_to_baseline: Option<f64>,
     max_hops: Option<f64>,
     hops_mean: Option<f64>,
+}
+
+fn read_rows<T: serde::de::DeserializeOwned>(p: &Path) -> Result<Vec<T>> {
+    let mut r = csv::Reader::from_path(p).with_context(|| format!("reading {}", p.display()))?;
+    r.deserialize()
+        .collect::<std::result::Result<_, _>>()
+        .with_context(|| format!("reading {}", p.display()))
 }
 
 impl Tables {
@@ -425,14 +466,42 @@ impl Tables {
                     );
                 }
             }
-            Kind::Transient | Kind::Injection => {}
+            Kind::Transient => {
+                for (pname, _) in &plan.panels {
+                    let p = out.join(pname).join("series.csv");
+                    for row in read_rows::<SeriesRow>(&p)? {
+                        t.series
+                            .entry((pname.clone(), row.curve))
+                            .or_default()
+                            .push((row.cycle, row.latency_mean, row.misrouted_fraction));
+                    }
+                }
+            }
+            Kind::Injection => {
+                for (pname, _) in &plan.panels {
+                    let p = out.join(pname).join("injected.csv");
+                    for row in read_rows::<InjectedRow>(&p)? {
+                        t.injected
+                            .entry((pname.clone(), row.curve))
+                            .or_default()
+                            .push((row.group, row.injected));
+                    }
+                }
+            }
         }
         Ok(t)
     }
 
     /// The claim's number for `curve`, or why there is none.
-    fn value(&self, plan: &Plan, c: &Claim, curve: &str) -> std::result::Result<f64, String> {
+    fn value(
+        &self,
+        plan: &Plan,
+        c: &Claim,
+        info: &PanelInfo,
+        curve: &str,
+    ) -> std::result::Result<f64, String> {
         let panel = c.panel_name(plan);
+        let key = |p: &str| (p.to_string(), curve.to_string());
         let points = |p: &str| {
             self.sweep
                 .get(&(p.to_string(), curve.to_string()))
@@ -481,8 +550,57 @@ impl Tables {
                     .collect::<std::result::Result<_, _>>()?;
                 Ok(v.iter().sum::<f64>() / v.len() as f64)
             }
+            Metric::ChangeRise | Metric::MisrouteDip => {
+                let windows = self
+                    .series
+                    .get(&key(p))
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| format!("{curve} has no series in panel {p}"))?;
+                let at = info
+                    .change
+                    .ok_or_else(|| format!("the traffic does not change in panel {p}"))?;
+                let (before, after): (Vec<Point>, Vec<Point>) =
+                    windows.iter().partition(|w| w.0 < at as f64);
+                if before.is_empty() || after.len() < 2 {
+                    return Err(format!("{curve} has too few windows around the change"));
+                }
+                Ok(if c.metric == Metric::ChangeRise {
+                    change_rise(&before, &after)
+                } else {
+                    misroute_dip(&after)
+                })
+            }
+            Metric::GroupRatio => {
+                let routers = self
+                    .injected
+                    .get(&key(p))
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| format!("{curve} has no injection counts in panel {p}"))?;
+                let (first, last) = (routers[0].0, routers[routers.len() - 1].0);
+                let sum =
+                    |g: u64| -> f64 { routers.iter().filter(|r| r.0 == g).map(|r| r.1).sum() };
+                Ok(sum(last) / sum(first))
+            }
         }
     }
+}
+
+/// (mean latency after the change - mean before) / mean before; windows are
+/// (cycle, latency, misrouted share).
+fn change_rise(before: &[Point], after: &[Point]) -> f64 {
+    let mean = |w: &[Point]| w.iter().map(|x| x.1).sum::<f64>() / w.len() as f64;
+    (mean(after) - mean(before)) / mean(before)
+}
+
+/// The misrouted share's level over the second half of the windows after the change, less
+/// its lowest value in the first half (at least 0).
+fn misroute_dip(after: &[Point]) -> f64 {
+    let mut w = after.to_vec();
+    w.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let (early, late) = w.split_at(w.len() / 2);
+    let level = late.iter().map(|x| x.2).sum::<f64>() / late.len() as f64;
+    let low = early.iter().map(|x| x.2).fold(f64::INFINITY, f64::min);
+    (level - low).max(0.0)
 }
 
 /// The lowest offered load whose latency is above `KNEE_FACTOR` times `base`; infinite if
@@ -508,6 +626,14 @@ fn fall(points: &[Point]) -> f64 {
     (peak - last) / peak
 }
 
+/// What a claim needs to know of a panel's simulations.
+pub(super) struct PanelInfo {
+    /// Global links per router, for values per global link and `h = ...` claims.
+    pub h: usize,
+    /// The cycle at which the traffic changes, for transient metrics.
+    pub change: Option<u64>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Verdict {
     Holds,
@@ -528,13 +654,17 @@ impl Verdict {
 /// One claim's outcome: the verdict and the numbers behind it.
 pub(super) struct Outcome {
     pub verdict: Verdict,
+    /// The claim's number (None when it was not checked).
+    pub value: Option<f64>,
     pub detail: String,
 }
 
 /// Check one claim; `h` is the network's global links per router in its panel.
-pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, h: usize) -> Outcome {
+pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, info: &PanelInfo) -> Outcome {
+    let h = info.h;
     let not_checked = |why: String| Outcome {
         verdict: Verdict::NotChecked,
+        value: None,
         detail: why,
     };
     if let Some(want) = c.h {
@@ -542,7 +672,7 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, h: usize) -> Outcome {
             return not_checked(format!("holds for h = {want}; this network has h = {h}"));
         }
     }
-    let v = match t.value(plan, c, &c.curve) {
+    let v = match t.value(plan, c, info, &c.curve) {
         Ok(v) if v.is_nan() => return not_checked(format!("{} has no number here", c.curve)),
         Ok(v) => v,
         Err(e) => return not_checked(e),
@@ -552,7 +682,7 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, h: usize) -> Outcome {
     let others = |names: &[String]| -> std::result::Result<Vec<(String, f64)>, String> {
         names
             .iter()
-            .map(|n| t.value(plan, c, n).map(|x| (n.clone(), x)))
+            .map(|n| t.value(plan, c, info, n).map(|x| (n.clone(), x)))
             .collect()
     };
     let list = |o: &[(String, f64)]| {
@@ -575,7 +705,7 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, h: usize) -> Outcome {
                 ),
             )
         }
-        Test::NearCurve(n, tol) => match t.value(plan, c, n) {
+        Test::NearCurve(n, tol) => match t.value(plan, c, info, n) {
             Ok(x) => (
                 (v - x).abs() <= tol * x.abs(),
                 format!("expected within {:.0}% of {n}'s {}", tol * 100.0, num(x)),
@@ -612,7 +742,7 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, h: usize) -> Outcome {
             // Curves without a number here (e.g. not run at this scale) are left out.
             let o: Vec<(String, f64)> = names
                 .iter()
-                .filter_map(|n| t.value(plan, c, n).ok().map(|x| (n.clone(), x)))
+                .filter_map(|n| t.value(plan, c, info, n).ok().map(|x| (n.clone(), x)))
                 .filter(|(_, x)| !x.is_nan())
                 .collect();
             let ok = match b {
@@ -633,17 +763,18 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, h: usize) -> Outcome {
         } else {
             Verdict::Differs
         },
+        value: Some(v),
         detail: format!("{what}; {against}"),
     }
 }
 
 /// Check every claim of the spec against the tables under `out`, append them to the report
-/// and write `claims.csv`. `h_of_panel` gives each panel's h (the first one's for
-/// `mean-time`).
+/// and write `claims.csv`. `panels` describes each panel's network and traffic (the first
+/// one serves `mean-time`, which reads every panel).
 pub(super) fn write(
     plan: &Plan,
     out: &Path,
-    h_of_panel: &[usize],
+    panels: &[PanelInfo],
     report: &mut String,
 ) -> Result<()> {
     let spec = &plan.spec;
@@ -652,7 +783,9 @@ pub(super) fn write(
     }
     let tables = Tables::read(plan, out)?;
     let mut csv = csv::Writer::from_path(out.join("claims.csv"))?;
-    csv.write_record(["claim", "panel", "curve", "metric", "verdict", "detail"])?;
+    csv.write_record([
+        "claim", "panel", "curve", "metric", "verdict", "value", "detail",
+    ])?;
     writeln!(report, "\nthe paper's claims, checked on these results")?;
     let mut count = BTreeMap::new();
     for (i, c) in spec.claim.iter().enumerate() {
@@ -660,8 +793,7 @@ pub(super) fn write(
         let pi = panel
             .and_then(|p| plan.panels.iter().position(|q| q.0 == p))
             .unwrap_or(0);
-        let h = h_of_panel.get(pi).copied().unwrap_or(0);
-        let o = check(plan, &tables, c, h);
+        let o = check(plan, &tables, c, &panels[pi]);
         *count.entry(o.verdict.word()).or_insert(0) += 1;
         let paper = c.paper.split_whitespace().collect::<Vec<_>>().join(" ");
         writeln!(report, "{:>3}. {:<11} {paper}", i + 1, o.verdict.word())?;
@@ -672,6 +804,7 @@ pub(super) fn write(
             c.curve.clone(),
             c.metric.describe(c.load),
             o.verdict.word().to_string(),
+            o.value.map_or(String::new(), |v| format!("{v}")),
             o.detail,
         ])?;
     }
@@ -721,5 +854,31 @@ mod tests {
         for bad in ["h", "1/g", "-1/h", "0/h", "x/h"] {
             assert!(v(bad).per_h().is_err(), "{bad} accepted");
         }
+    }
+}
+
+#[cfg(test)]
+mod transient_tests {
+    use super::*;
+
+    #[test]
+    fn change_rise_and_misroute_dip() {
+        // (cycle, latency, misrouted share)
+        let before = [(0.0, 200.0, 0.9), (100.0, 200.0, 0.9)];
+        let after = [
+            (300.0, 260.0, 0.9),
+            (200.0, 240.0, 0.6),
+            (400.0, 250.0, 0.9),
+            (500.0, 250.0, 0.9),
+        ];
+        assert!((change_rise(&before, &after) - 0.25).abs() < 1e-12);
+        // Sorted by cycle: the early half is 0.6, 0.9; the late half's level 0.9.
+        assert!((misroute_dip(&after) - 0.3).abs() < 1e-12);
+        let steady = [(200.0, 1.0, 0.6), (300.0, 1.0, 0.5), (400.0, 1.0, 0.5)];
+        assert_eq!(
+            misroute_dip(&steady),
+            0.0,
+            "a share above its level is no dip"
+        );
     }
 }

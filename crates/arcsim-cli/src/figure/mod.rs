@@ -81,12 +81,15 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
         PathBuf::from("results").join(name)
     });
     let spec = &plan.spec;
-    // Each panel's network size, for claims written per global link ("1/h").
-    let h_of_panel: Vec<usize> = (0..plan.panels.len())
+    // What claims need of each panel: its network size (claims written per global link,
+    // "1/h") and when its traffic changes (transient claims).
+    let panel_info: Vec<claims::PanelInfo> = (0..plan.panels.len())
         .map(|pi| {
-            jobs.iter()
-                .find(|j| j.panel == pi)
-                .map_or(0, |j| j.cfg.topology.h)
+            let cfg = jobs.iter().find(|j| j.panel == pi).map(|j| &j.cfg);
+            claims::PanelInfo {
+                h: cfg.map_or(0, |c| c.topology.h),
+                change: cfg.and_then(|c| c.traffic.change.as_ref().map(|ch| ch.at_cycle)),
+            }
         })
         .collect();
     if args.claims_only {
@@ -97,7 +100,7 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
             );
         }
         let mut report = String::new();
-        claims::write(&plan, &out, &h_of_panel, &mut report).with_context(|| {
+        claims::write(&plan, &out, &panel_info, &mut report).with_context(|| {
             format!(
                 "--claims-only reads the tables a run of this figure wrote to {} (run it first, with the same --scale and --out)",
                 out.display()
@@ -210,7 +213,7 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     if let Some(p) = &spec.paper {
         writeln!(report, "\npaper: {}", p.trim())?;
     }
-    claims::write(&plan, &out, &h_of_panel, &mut report)?;
+    claims::write(&plan, &out, &panel_info, &mut report)?;
     print!("{report}");
     std::fs::write(out.join("summary.txt"), &report).context("writing summary.txt")?;
     println!("wrote {}/", out.display());
