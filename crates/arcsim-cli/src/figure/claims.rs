@@ -429,32 +429,37 @@ fn read_rows<T: serde::de::DeserializeOwned>(p: &Path) -> Result<Vec<T>> {
         .with_context(|| format!("reading {}", p.display()))
 }
 
+/// The rows of every panel's `file` (`DIR/PANEL/file`), each with its panel's name.
+fn per_panel<T: serde::de::DeserializeOwned>(
+    plan: &Plan,
+    out: &Path,
+    file: &str,
+) -> Result<Vec<(String, T)>> {
+    let mut rows = Vec::new();
+    for (pname, _) in &plan.panels {
+        for row in read_rows::<T>(&out.join(pname).join(file))? {
+            rows.push((pname.clone(), row));
+        }
+    }
+    Ok(rows)
+}
+
 impl Tables {
     /// Read what a figure of this plan wrote under `out`.
     pub(super) fn read(plan: &Plan, out: &Path) -> Result<Tables> {
         let mut t = Tables::default();
         match plan.spec.kind {
             Kind::Sweep => {
-                for (pname, _) in &plan.panels {
-                    let p = out.join(pname).join("sweep.csv");
-                    let mut r = csv::Reader::from_path(&p)
-                        .with_context(|| format!("reading {}", p.display()))?;
-                    for row in r.deserialize() {
-                        let row: SweepRow =
-                            row.with_context(|| format!("reading {}", p.display()))?;
-                        t.sweep
-                            .entry((pname.clone(), row.curve))
-                            .or_default()
-                            .push((row.offered_load, row.accepted_load, row.latency_mean));
-                    }
+                for (pname, row) in per_panel::<SweepRow>(plan, out, "sweep.csv")? {
+                    t.sweep.entry((pname, row.curve)).or_default().push((
+                        row.offered_load,
+                        row.accepted_load,
+                        row.latency_mean,
+                    ));
                 }
             }
             Kind::Burst => {
-                let p = out.join("bursts.csv");
-                let mut r = csv::Reader::from_path(&p)
-                    .with_context(|| format!("reading {}", p.display()))?;
-                for row in r.deserialize() {
-                    let row: BurstRow = row.with_context(|| format!("reading {}", p.display()))?;
+                for row in read_rows::<BurstRow>(&out.join("bursts.csv"))? {
                     // An empty cell: the burst was not consumed.
                     t.burst.insert(
                         (row.panel, row.curve),
@@ -467,25 +472,20 @@ impl Tables {
                 }
             }
             Kind::Transient => {
-                for (pname, _) in &plan.panels {
-                    let p = out.join(pname).join("series.csv");
-                    for row in read_rows::<SeriesRow>(&p)? {
-                        t.series
-                            .entry((pname.clone(), row.curve))
-                            .or_default()
-                            .push((row.cycle, row.latency_mean, row.misrouted_fraction));
-                    }
+                for (pname, row) in per_panel::<SeriesRow>(plan, out, "series.csv")? {
+                    t.series.entry((pname, row.curve)).or_default().push((
+                        row.cycle,
+                        row.latency_mean,
+                        row.misrouted_fraction,
+                    ));
                 }
             }
             Kind::Injection => {
-                for (pname, _) in &plan.panels {
-                    let p = out.join(pname).join("injected.csv");
-                    for row in read_rows::<InjectedRow>(&p)? {
-                        t.injected
-                            .entry((pname.clone(), row.curve))
-                            .or_default()
-                            .push((row.group, row.injected));
-                    }
+                for (pname, row) in per_panel::<InjectedRow>(plan, out, "injected.csv")? {
+                    t.injected
+                        .entry((pname, row.curve))
+                        .or_default()
+                        .push((row.group, row.injected));
                 }
             }
         }
