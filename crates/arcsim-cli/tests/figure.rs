@@ -453,6 +453,12 @@ paper = "UGAL-L's misrouting dips after the change"
 curve = "UGAL-L"
 metric = "misroute-dip"
 above = ["MIN"]
+
+[[claim]]
+paper = "MIN's throughput does not collapse"
+curve = "MIN"
+metric = "throughput-fall"
+at_most = 0.5
 "#,
     );
     let out = arcsim(&dir, &["figure", "t.toml", "--out", "t"]);
@@ -513,6 +519,25 @@ above = ["MIN"]
         value(0)
     );
     assert!(value(1) >= 0.0 && value(1) < 1.0);
+    let mut acc: Vec<(u64, f64)> = thr
+        .iter()
+        .filter(|r| &r[0] == "MIN")
+        .map(|r| (r[1].parse().unwrap(), r[2].parse().unwrap()))
+        .collect();
+    acc.sort_by_key(|w| w.0);
+    let best = acc.iter().map(|w| w.1).fold(f64::NAN, f64::max);
+    let tail = mean(
+        acc[acc.len() - acc.len() / 4..]
+            .iter()
+            .map(|w| w.1)
+            .collect(),
+    );
+    assert!(
+        (value(2) - (best - tail) / best).abs() < 1e-9,
+        "throughput-fall {} against best {best}, last quarter {tail}",
+        value(2)
+    );
+    assert_eq!(&claims[2][4], "holds");
 
     write(
         &dir,

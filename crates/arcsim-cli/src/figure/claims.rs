@@ -93,6 +93,9 @@ pub enum Metric {
     /// windows after the change, below its level in the second half (0: no adaptation
     /// period; a source-routed scheme that must first learn of the new congestion dips).
     MisrouteDip,
+    /// Transients: how far the accepted load of the last quarter of the windows lies below
+    /// the best window's, as a fraction of the latter (a collapse over time is close to 1).
+    ThroughputFall,
     /// Injection figures: packets injected by the routers of the spec's last group over
     /// those of its first (Fig. 12: G_root over G0).
     GroupRatio,
@@ -108,7 +111,7 @@ impl Metric {
                 Kind::Sweep
             }
             Metric::Time | Metric::MeanTime | Metric::MaxHops | Metric::MeanHops => Kind::Burst,
-            Metric::ChangeRise | Metric::MisrouteDip => Kind::Transient,
+            Metric::ChangeRise | Metric::MisrouteDip | Metric::ThroughputFall => Kind::Transient,
             Metric::GroupRatio => Kind::Injection,
         }
     }
@@ -134,6 +137,7 @@ impl Metric {
             Metric::MeanHops => "mean path length".into(),
             Metric::ChangeRise => "latency rise after the change".into(),
             Metric::MisrouteDip => "dip of the misrouted share after the change".into(),
+            Metric::ThroughputFall => "fall of the accepted load from its best window".into(),
             Metric::GroupRatio => "injected by the last group over the first".into(),
         }
     }
@@ -271,7 +275,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         };
         if c.metric.kind() != spec.kind {
             bail!(
-                "{}: metric {:?} applies to {:?} figures; this one is {:?} (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops; transients: change-rise, misroute-dip; injection: group-ratio)",
+                "{}: metric {:?} applies to {:?} figures; this one is {:?} (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio)",
                 what(),
                 c.metric,
                 c.metric.kind(),
@@ -386,6 +390,8 @@ pub(super) struct Tables {
     burst: BTreeMap<(String, String), (f64, f64, f64)>,
     /// Transients: (panel, curve) -> (cycle, latency, misrouted share) per window.
     series: BTreeMap<(String, String), Vec<Point>>,
+    /// Transients: (panel, curve) -> (cycle, accepted load) per window, warm-up included.
+    throughput: BTreeMap<(String, String), Vec<(f64, f64)>>,
     /// Injection figures: (panel, curve) -> (group, injected) per router, in file order.
     injected: BTreeMap<(String, String), Vec<(u64, f64)>>,
 }
@@ -396,6 +402,13 @@ struct SeriesRow {
     cycle: f64,
     latency_mean: f64,
     misrouted_fraction: f64,
+}
+
+#[derive(Deserialize)]
+struct ThroughputRow {
+    curve: String,
+    cycle: f64,
+    accepted_load: f64,
 }
 
 #[derive(Deserialize)]
@@ -472,12 +485,24 @@ impl Tables {
                 }
             }
             Kind::Transient => {
-                for (pname, row) in per_panel::<SeriesRow>(plan, out, "series.csv")? {
-                    t.series.entry((pname, row.curve)).or_default().push((
-                        row.cycle,
-                        row.latency_mean,
-                        row.misrouted_fraction,
-                    ));
+                // Only the files the claims read: a table may be missing from an older run.
+                let uses = |m: &[Metric]| plan.spec.claim.iter().any(|c| m.contains(&c.metric));
+                if uses(&[Metric::ThroughputFall]) {
+                    for (pname, row) in per_panel::<ThroughputRow>(plan, out, "throughput.csv")? {
+                        t.throughput
+                            .entry((pname, row.curve))
+                            .or_default()
+                            .push((row.cycle, row.accepted_load));
+                    }
+                }
+                if uses(&[Metric::ChangeRise, Metric::MisrouteDip]) {
+                    for (pname, row) in per_panel::<SeriesRow>(plan, out, "series.csv")? {
+                        t.series.entry((pname, row.curve)).or_default().push((
+                            row.cycle,
+                            row.latency_mean,
+                            row.misrouted_fraction,
+                        ));
+                    }
                 }
             }
             Kind::Injection => {
@@ -570,6 +595,16 @@ impl Tables {
                     misroute_dip(&after)
                 })
             }
+            Metric::ThroughputFall => {
+                let windows = self
+                    .throughput
+                    .get(&key(p))
+                    .filter(|v| v.len() >= 4)
+                    .ok_or_else(|| {
+                        format!("{curve} has too few throughput windows in panel {p}")
+                    })?;
+                Ok(throughput_fall(windows))
+            }
             Metric::GroupRatio => {
                 let routers = self
                     .injected
@@ -590,6 +625,17 @@ impl Tables {
 fn change_rise(before: &[Point], after: &[Point]) -> f64 {
     let mean = |w: &[Point]| w.iter().map(|x| x.1).sum::<f64>() / w.len() as f64;
     (mean(after) - mean(before)) / mean(before)
+}
+
+/// (best window's accepted load - mean of the last quarter's) / best window's; windows are
+/// (cycle, accepted load).
+fn throughput_fall(windows: &[(f64, f64)]) -> f64 {
+    let mut w = windows.to_vec();
+    w.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let best = w.iter().map(|x| x.1).fold(f64::NAN, f64::max);
+    let last = &w[w.len() - w.len() / 4..];
+    let tail = last.iter().map(|x| x.1).sum::<f64>() / last.len() as f64;
+    (best - tail) / best
 }
 
 /// The misrouted share's level over the second half of the windows after the change, less
@@ -880,5 +926,24 @@ mod transient_tests {
             0.0,
             "a share above its level is no dip"
         );
+    }
+}
+
+#[cfg(test)]
+mod throughput_tests {
+    use super::*;
+
+    #[test]
+    fn throughput_fall_compares_the_last_quarter_with_the_best_window() {
+        // A ramp, a peak of 0.6, a collapse to 0.06: the last quarter (2 of 8) averages 0.06.
+        let collapse: Vec<(f64, f64)> = [0.3, 0.6, 0.5, 0.2, 0.1, 0.08, 0.06, 0.06]
+            .iter()
+            .enumerate()
+            .map(|(k, &a)| (k as f64 * 100.0, a))
+            .rev() // the order of the rows does not matter
+            .collect();
+        assert!((throughput_fall(&collapse) - 0.9).abs() < 1e-12);
+        let holds = [(0.0, 0.4), (100.0, 0.7), (200.0, 0.69), (300.0, 0.7)];
+        assert!(throughput_fall(&holds).abs() < 1e-12);
     }
 }
