@@ -795,7 +795,7 @@ fn figure_claims_are_checked_on_the_results() {
         (
             "metric = \"peak\"\nat_most",
             "metric = \"time\"\nat_most",
-            "applies to Burst figures",
+            "metric time applies to burst figures; this one is a sweep figure",
         ),
         (
             "above = [\"MIN\"]",

@@ -116,6 +116,25 @@ impl Metric {
         }
     }
 
+    /// The name a spec writes.
+    fn name(self) -> &'static str {
+        match self {
+            Metric::Peak => "peak",
+            Metric::Accepted => "accepted",
+            Metric::Latency => "latency",
+            Metric::Knee => "knee",
+            Metric::Fall => "fall",
+            Metric::Time => "time",
+            Metric::MeanTime => "mean-time",
+            Metric::MaxHops => "max-hops",
+            Metric::MeanHops => "mean-hops",
+            Metric::ChangeRise => "change-rise",
+            Metric::MisrouteDip => "misroute-dip",
+            Metric::ThroughputFall => "throughput-fall",
+            Metric::GroupRatio => "group-ratio",
+        }
+    }
+
     fn describe(self, load: Option<f64>) -> String {
         let at = load.map(|l| format!(" at load {l}")).unwrap_or_default();
         match self {
@@ -275,11 +294,11 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         };
         if c.metric.kind() != spec.kind {
             bail!(
-                "{}: metric {:?} applies to {:?} figures; this one is {:?} (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio)",
+                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio)",
                 what(),
-                c.metric,
-                c.metric.kind(),
-                spec.kind
+                c.metric.name(),
+                kind_name(c.metric.kind()),
+                kind_name(spec.kind)
             );
         }
         known_curve(&c.curve, "curve")?;
@@ -304,7 +323,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         }
         match (c.metric, c.load) {
             (Metric::Accepted | Metric::Latency, None) => {
-                bail!("{}: metric {:?} needs load = OFFERED", what(), c.metric)
+                bail!("{}: metric {} needs load = OFFERED", what(), c.metric.name())
             }
             (Metric::Accepted | Metric::Latency, Some(l)) if !(l > 0.0 && l <= 1.0) => {
                 bail!("{}: load = {l} must be in (0, 1]", what())
@@ -366,6 +385,15 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::Sweep => "sweep",
+        Kind::Burst => "burst",
+        Kind::Transient => "transient",
+        Kind::Injection => "injection",
+    }
 }
 
 fn short(s: &str) -> String {
