@@ -323,7 +323,11 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         }
         match (c.metric, c.load) {
             (Metric::Accepted | Metric::Latency, None) => {
-                bail!("{}: metric {} needs load = OFFERED", what(), c.metric.name())
+                bail!(
+                    "{}: metric {} needs load = OFFERED",
+                    what(),
+                    c.metric.name()
+                )
             }
             (Metric::Accepted | Metric::Latency, Some(l)) if !(l > 0.0 && l <= 1.0) => {
                 bail!("{}: load = {l} must be in (0, 1]", what())
