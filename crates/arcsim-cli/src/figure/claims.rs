@@ -238,23 +238,22 @@ enum Test<'a> {
 }
 
 impl Claim {
-    fn test(&self) -> Test<'_> {
+    /// Every test the claim gives (`validate` requires exactly one).
+    fn tests(&self) -> Vec<Test<'_>> {
         let tol = self.tolerance.unwrap_or(0.1);
-        if let Some(v) = &self.near {
-            Test::Near(v, tol)
-        } else if let Some(c) = &self.near_curve {
-            Test::NearCurve(c, tol)
-        } else if let Some(v) = &self.at_least {
-            Test::AtLeast(v)
-        } else if let Some(v) = &self.at_most {
-            Test::AtMost(v)
-        } else if !self.above.is_empty() {
-            Test::Above(&self.above)
-        } else if !self.below.is_empty() {
-            Test::Below(&self.below)
-        } else {
-            Test::Best(self.best.unwrap_or(Best::Highest))
+        let mut t = Vec::new();
+        t.extend(self.near.as_ref().map(|v| Test::Near(v, tol)));
+        t.extend(self.near_curve.as_deref().map(|c| Test::NearCurve(c, tol)));
+        t.extend(self.at_least.as_ref().map(Test::AtLeast));
+        t.extend(self.at_most.as_ref().map(Test::AtMost));
+        if !self.above.is_empty() {
+            t.push(Test::Above(&self.above));
         }
+        if !self.below.is_empty() {
+            t.push(Test::Below(&self.below));
+        }
+        t.extend(self.best.map(Test::Best));
+        t
     }
 
     /// The panel this claim reads (None for `mean-time`).
@@ -343,18 +342,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
             ),
             (_, None) => {}
         }
-        let tests = [
-            c.near.is_some(),
-            c.near_curve.is_some(),
-            c.at_least.is_some(),
-            c.at_most.is_some(),
-            !c.above.is_empty(),
-            !c.below.is_empty(),
-            c.best.is_some(),
-        ]
-        .iter()
-        .filter(|&&t| t)
-        .count();
+        let tests = c.tests().len();
         if tests != 1 {
             bail!(
                 "{}: give exactly one test of near, near_curve, at_least, at_most, above, below, best (it has {tests})",
@@ -409,7 +397,8 @@ fn short(s: &str) -> String {
     }
 }
 
-/// A sweep point: (offered load, accepted load, mean latency).
+/// Three numbers of one row: a sweep's (offered load, accepted load, mean latency), or a
+/// transient window's (cycle, mean latency, misrouted share).
 type Point = (f64, f64, f64);
 
 /// The numbers claims read, from the figure's CSV outputs.
@@ -489,19 +478,28 @@ fn per_panel<T: serde::de::DeserializeOwned>(
     Ok(rows)
 }
 
+/// Rows grouped by (panel, curve), in file order; `f` splits a row into its curve and value.
+fn grouped<T, V>(
+    rows: Vec<(String, T)>,
+    f: impl Fn(T) -> (String, V),
+) -> BTreeMap<(String, String), Vec<V>> {
+    let mut m: BTreeMap<(String, String), Vec<V>> = BTreeMap::new();
+    for (panel, row) in rows {
+        let (curve, v) = f(row);
+        m.entry((panel, curve)).or_default().push(v);
+    }
+    m
+}
+
 impl Tables {
     /// Read what a figure of this plan wrote under `out`.
     pub(super) fn read(plan: &Plan, out: &Path) -> Result<Tables> {
         let mut t = Tables::default();
         match plan.spec.kind {
             Kind::Sweep => {
-                for (pname, row) in per_panel::<SweepRow>(plan, out, "sweep.csv")? {
-                    t.sweep.entry((pname, row.curve)).or_default().push((
-                        row.offered_load,
-                        row.accepted_load,
-                        row.latency_mean,
-                    ));
-                }
+                t.sweep = grouped(per_panel::<SweepRow>(plan, out, "sweep.csv")?, |r| {
+                    (r.curve, (r.offered_load, r.accepted_load, r.latency_mean))
+                });
             }
             Kind::Burst => {
                 for row in read_rows::<BurstRow>(&out.join("bursts.csv"))? {
@@ -520,30 +518,19 @@ impl Tables {
                 // Only the files the claims read: a table may be missing from an older run.
                 let uses = |m: &[Metric]| plan.spec.claim.iter().any(|c| m.contains(&c.metric));
                 if uses(&[Metric::ThroughputFall]) {
-                    for (pname, row) in per_panel::<ThroughputRow>(plan, out, "throughput.csv")? {
-                        t.throughput
-                            .entry((pname, row.curve))
-                            .or_default()
-                            .push((row.cycle, row.accepted_load));
-                    }
+                    let rows = per_panel::<ThroughputRow>(plan, out, "throughput.csv")?;
+                    t.throughput = grouped(rows, |r| (r.curve, (r.cycle, r.accepted_load)));
                 }
                 if uses(&[Metric::ChangeRise, Metric::MisrouteDip]) {
-                    for (pname, row) in per_panel::<SeriesRow>(plan, out, "series.csv")? {
-                        t.series.entry((pname, row.curve)).or_default().push((
-                            row.cycle,
-                            row.latency_mean,
-                            row.misrouted_fraction,
-                        ));
-                    }
+                    t.series = grouped(per_panel::<SeriesRow>(plan, out, "series.csv")?, |r| {
+                        (r.curve, (r.cycle, r.latency_mean, r.misrouted_fraction))
+                    });
                 }
             }
             Kind::Injection => {
-                for (pname, row) in per_panel::<InjectedRow>(plan, out, "injected.csv")? {
-                    t.injected
-                        .entry((pname, row.curve))
-                        .or_default()
-                        .push((row.group, row.injected));
-                }
+                t.injected = grouped(per_panel::<InjectedRow>(plan, out, "injected.csv")?, |r| {
+                    (r.curve, (r.group, r.injected))
+                });
             }
         }
         Ok(t)
@@ -561,7 +548,7 @@ impl Tables {
         let key = |p: &str| (p.to_string(), curve.to_string());
         let points = |p: &str| {
             self.sweep
-                .get(&(p.to_string(), curve.to_string()))
+                .get(&key(p))
                 .filter(|v| !v.is_empty())
                 .ok_or_else(|| format!("{curve} has no results in panel {p}"))
         };
@@ -574,7 +561,7 @@ impl Tables {
         };
         let burst = |p: &str| {
             self.burst
-                .get(&(p.to_string(), curve.to_string()))
+                .get(&key(p))
                 .copied()
                 .ok_or_else(|| format!("{curve} has no burst in panel {p}"))
         };
@@ -769,14 +756,15 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, info: &PanelInfo) -> Out
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let (holds, against) = match c.test() {
-        Test::Near(x, tol) => {
-            let x = x.resolve(h);
+    let test = c.tests().remove(0); // exactly one, checked by `validate`
+    let (holds, against) = match test {
+        Test::Near(value, tol) => {
+            let x = value.resolve(h);
             (
                 (v - x).abs() <= tol * x.abs(),
                 format!(
                     "expected {} ± {:.0}% ({}–{})",
-                    c.near.as_ref().map(|n| n.show(h)).unwrap_or_default(),
+                    value.show(h),
                     tol * 100.0,
                     num(x * (1.0 - tol)),
                     num(x * (1.0 + tol))
@@ -810,17 +798,13 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, info: &PanelInfo) -> Out
             Err(e) => return not_checked(e),
         },
         Test::Best(b) => {
-            let names: Vec<String> = plan
+            // Curves without a number here (e.g. not run at this scale) are left out.
+            let o: Vec<(String, f64)> = plan
                 .spec
                 .curve
                 .iter()
-                .map(|k| k.label.clone())
-                .filter(|l| l != &c.curve)
-                .collect();
-            // Curves without a number here (e.g. not run at this scale) are left out.
-            let o: Vec<(String, f64)> = names
-                .iter()
-                .filter_map(|n| t.value(plan, c, info, n).ok().map(|x| (n.clone(), x)))
+                .filter(|k| k.label != c.curve)
+                .filter_map(|k| Some((k.label.clone(), t.value(plan, c, info, &k.label).ok()?)))
                 .filter(|(_, x)| !x.is_nan())
                 .collect();
             let ok = match b {
