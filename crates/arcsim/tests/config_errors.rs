@@ -380,6 +380,38 @@ fn all_to_all_cannot_be_mixed() {
 }
 
 #[test]
+fn all_to_all_order_needs_the_all_to_all_pattern() {
+    let asc = "traffic.all_to_all_order=ascending";
+    check_sets(&["traffic.pattern=all-to-all", asc]).unwrap();
+    check_sets(&[
+        "traffic.pattern=uniform",
+        "traffic.all_to_all_order=staggered",
+    ])
+    .unwrap();
+    // A change to all-to-all, or a change of load only during one.
+    check_toml("[traffic]\nall_to_all_order = \"ascending\"\n[traffic.change]\nat_cycle = 100\npattern = \"all-to-all\"").unwrap();
+    check_toml("[traffic]\npattern = \"all-to-all\"\nall_to_all_order = \"ascending\"\n[traffic.change]\nat_cycle = 100\nload = 0.2").unwrap();
+    let hint = [
+        "applies only to the all-to-all pattern",
+        "traffic.pattern = \"all-to-all\"",
+    ];
+    expect_field(check_sets(&[asc]), "traffic.all_to_all_order", &hint);
+    // A mixture replaces the pattern, also when the pattern names all-to-all.
+    expect_field(
+        check_toml("[traffic]\npattern = \"all-to-all\"\nall_to_all_order = \"ascending\"\nmix = [{ pattern = \"uniform\", weight = 1 }]"),
+        "traffic.all_to_all_order",
+        &hint,
+    );
+    // A change away from all-to-all leaves it in the first phase: valid.
+    check_toml("[traffic]\npattern = \"all-to-all\"\nall_to_all_order = \"ascending\"\n[traffic.change]\nat_cycle = 100\npattern = \"uniform\"").unwrap();
+    expect_field(
+        check_sets(&["traffic.all_to_all_order=backwards"]),
+        "traffic.all_to_all_order",
+        &["staggered", "ascending"],
+    );
+}
+
+#[test]
 fn set_overrides_are_checked_like_files() {
     expect_field(
         check_sets(&["topology.q=3"]),

@@ -124,7 +124,10 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
             let (pname, _) = &plan.panels[j.panel];
             let c = &j.cfg;
             let t = &c.traffic;
-            let pattern = if t.mix.is_empty() {
+            let pattern = if t.mix.is_empty() && t.pattern == arcsim::config::PatternKind::AllToAll
+            {
+                format!("{:?} {:?}", t.pattern, t.all_to_all_order)
+            } else if t.mix.is_empty() {
                 format!("{:?} {}", t.pattern, t.offset)
             } else {
                 format!("mix of {}", t.mix.len())

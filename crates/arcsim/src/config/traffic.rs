@@ -24,6 +24,19 @@ pub enum PatternKind {
     AllToAll,
 }
 
+/// The order in which an all-to-all visits the other nodes (`traffic.all_to_all_order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AllToAllOrder {
+    /// MPI_Alltoall's: at step k every node n sends to (n + k) mod N, so each node is the
+    /// destination of exactly one other node per step.
+    #[default]
+    Staggered,
+    /// Every node sends to nodes 0, 1, 2, ... (skipping itself) in the same order, the naive
+    /// loop: a hot spot that moves through the network.
+    Ascending,
+}
+
 /// One component of a traffic mixture.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -51,6 +64,8 @@ pub struct TrafficConfig {
     pub mix: Vec<MixEntry>,
     pub hot_nodes: usize,
     pub hot_fraction: f64,
+    /// The order of the `all-to-all` pattern's destinations.
+    pub all_to_all_order: AllToAllOrder,
     /// Burst mode: when > 0 every node sends this many packets as fast as it can and the run
     /// ends when all are delivered; `load` and the measurement window are then ignored.
     pub burst_packets: u64,
@@ -67,6 +82,7 @@ impl Default for TrafficConfig {
             mix: Vec::new(),
             hot_nodes: 1,
             hot_fraction: 0.1,
+            all_to_all_order: AllToAllOrder::Staggered,
             burst_packets: 0,
             change: None,
         }
@@ -103,7 +119,32 @@ impl TrafficConfig {
                 ));
             }
         }
+        if self.all_to_all_order != AllToAllOrder::Staggered && !self.uses_all_to_all() {
+            return Err(field_err(
+                "traffic.all_to_all_order",
+                "applies only to the all-to-all pattern: set traffic.pattern = \"all-to-all\" (or traffic.change.pattern), or leave the order out",
+            ));
+        }
         Ok(())
+    }
+}
+
+impl TrafficConfig {
+    /// Whether any phase of the run uses the all-to-all schedule (a mixture never does).
+    fn uses_all_to_all(&self) -> bool {
+        let before = self.mix.is_empty() && self.pattern == PatternKind::AllToAll;
+        // As Workload::new reads a change: its mix wins, then its pattern/offset; a change of
+        // load only keeps the pattern before it.
+        let after = self.change.as_ref().is_some_and(|ch| {
+            if !ch.mix.is_empty() {
+                false
+            } else if ch.pattern.is_some() || ch.offset.is_some() {
+                ch.pattern.unwrap_or(self.pattern) == PatternKind::AllToAll
+            } else {
+                before
+            }
+        });
+        before || after
     }
 }
 

@@ -154,7 +154,10 @@ pub(super) fn describe_pattern(cfg: &Config) -> String {
         P::HotRegion => "hot-region".into(),
         P::Permutation => "permutation".into(),
         P::HotSpot => "hot-spot".into(),
-        P::AllToAll => "all-to-all".into(),
+        P::AllToAll => match t.all_to_all_order {
+            crate::config::AllToAllOrder::Staggered => "all-to-all".into(),
+            crate::config::AllToAllOrder::Ascending => "all-to-all-ascending".into(),
+        },
     };
     let mix = |m: &[MixEntry]| {
         m.iter()

@@ -40,15 +40,7 @@ impl Workload {
             a: routers_per_group,
             g: groups,
         };
-        let pattern = Pattern::new(
-            shape,
-            t.pattern,
-            t.offset,
-            &t.mix,
-            t.hot_nodes,
-            t.hot_fraction,
-            rng,
-        );
+        let pattern = Pattern::new(shape, t.pattern, t.offset, &t.mix, t, rng);
         let injection = if t.burst_packets > 0 {
             Injection::Burst {
                 packets: t.burst_packets,
@@ -58,21 +50,13 @@ impl Workload {
         };
         let change = t.change.as_ref().map(|ch| {
             let pattern = if !ch.mix.is_empty() {
-                Pattern::new(
-                    shape,
-                    t.pattern,
-                    t.offset,
-                    &ch.mix,
-                    t.hot_nodes,
-                    t.hot_fraction,
-                    rng,
-                )
+                Pattern::new(shape, t.pattern, t.offset, &ch.mix, t, rng)
             } else if ch.pattern.is_some() || ch.offset.is_some() {
                 let (kind, off) = (
                     ch.pattern.unwrap_or(t.pattern),
                     ch.offset.unwrap_or(t.offset),
                 );
-                Pattern::new(shape, kind, off, &[], t.hot_nodes, t.hot_fraction, rng)
+                Pattern::new(shape, kind, off, &[], t, rng)
             } else {
                 pattern.clone()
             };

@@ -5,9 +5,11 @@
 //! (i = 0, 1, ...) goes to node (n + 1 + i mod (N - 1)) mod N, so N - 1 packets per node are
 //! one MPI_Alltoall in the usual staggered order (at step k = 1..N-1 every node sends to the
 //! node k further on, and no two nodes target the same node in the same step). It keeps a
-//! per-node counter, which is why [`Pattern::destination`] takes `&mut self`.
+//! per-node counter, which is why [`Pattern::destination`] takes `&mut self`. Its ascending
+//! order (`traffic.all_to_all_order`) sends node n's i-th packet to the i-th node other than
+//! n: every node visits 0, 1, 2, ... in the same order.
 
-use crate::config::{MixEntry, PatternKind};
+use crate::config::{AllToAllOrder, MixEntry, PatternKind, TrafficConfig};
 use crate::rng::Rng;
 
 #[derive(Debug, Clone, Copy)]
@@ -37,9 +39,10 @@ enum Component {
         nodes: usize,
         fraction: f64,
     },
-    /// Staggered all-to-all; `next[n]` = steps node n has taken mod (N - 1).
+    /// All-to-all; `next[n]` = steps node n has taken mod (N - 1).
     AllToAll {
         next: Vec<u32>,
+        order: AllToAllOrder,
     },
 }
 
@@ -52,13 +55,14 @@ pub struct Pattern {
 }
 
 impl Pattern {
+    /// `kind`/`offset`, or `mix` when it is not empty; the other parameters of the patterns
+    /// (hot spot, all-to-all order) come from `traffic`.
     pub fn new(
         shape: Shape,
         kind: PatternKind,
         offset: usize,
         mix: &[MixEntry],
-        hot_nodes: usize,
-        hot_fraction: f64,
+        traffic: &TrafficConfig,
         rng: &mut Rng,
     ) -> Pattern {
         let single = [MixEntry {
@@ -81,8 +85,8 @@ impl Pattern {
                 PatternKind::HotRegion => Component::HotRegion,
                 PatternKind::Permutation => Component::Permutation(derangement(shape.nodes(), rng)),
                 PatternKind::HotSpot => Component::HotSpot {
-                    nodes: hot_nodes,
-                    fraction: hot_fraction,
+                    nodes: traffic.hot_nodes,
+                    fraction: traffic.hot_fraction,
                 },
                 PatternKind::AllToAll => {
                     assert!(
@@ -91,6 +95,7 @@ impl Pattern {
                     );
                     Component::AllToAll {
                         next: vec![0; shape.nodes()],
+                        order: traffic.all_to_all_order,
                     }
                 }
             };
@@ -139,10 +144,14 @@ impl Pattern {
                 }
             }
             Component::Permutation(perm) => perm[src] as usize,
-            Component::AllToAll { next } => {
+            Component::AllToAll { next, order } => {
                 let n = s.nodes();
                 let k = &mut next[src];
-                let d = (src + 1 + *k as usize) % n;
+                let d = match order {
+                    AllToAllOrder::Staggered => (src + 1 + *k as usize) % n,
+                    AllToAllOrder::Ascending if (*k as usize) < src => *k as usize,
+                    AllToAllOrder::Ascending => *k as usize + 1,
+                };
                 *k = if *k as usize + 2 >= n { 0 } else { *k + 1 };
                 d
             }
@@ -193,7 +202,14 @@ mod tests {
     #[test]
     fn adversarial_global_targets_offset_group() {
         let mut rng = Rng::new(3);
-        let mut p = Pattern::new(shape(), PatternKind::AdvGlobal, 2, &[], 1, 0.1, &mut rng);
+        let mut p = Pattern::new(
+            shape(),
+            PatternKind::AdvGlobal,
+            2,
+            &[],
+            &TrafficConfig::default(),
+            &mut rng,
+        );
         for src in 0..72 {
             for _ in 0..20 {
                 let d = p.destination(src, &mut rng);
@@ -205,7 +221,14 @@ mod tests {
     #[test]
     fn permutation_is_a_derangement() {
         let mut rng = Rng::new(5);
-        let mut p = Pattern::new(shape(), PatternKind::Permutation, 1, &[], 1, 0.1, &mut rng);
+        let mut p = Pattern::new(
+            shape(),
+            PatternKind::Permutation,
+            1,
+            &[],
+            &TrafficConfig::default(),
+            &mut rng,
+        );
         let mut seen = [false; 72];
         for src in 0..72 {
             let d = p.destination(src, &mut rng);
@@ -230,7 +253,14 @@ mod tests {
                 weight: 20.0,
             },
         ];
-        let mut p = Pattern::new(shape(), PatternKind::Uniform, 1, &mix, 1, 0.1, &mut rng);
+        let mut p = Pattern::new(
+            shape(),
+            PatternKind::Uniform,
+            1,
+            &mix,
+            &TrafficConfig::default(),
+            &mut rng,
+        );
         let mut local_next = 0;
         let n = 20_000;
         for i in 0..n {
@@ -250,7 +280,14 @@ mod tests {
     #[test]
     fn all_to_all_cycles_through_the_staggered_schedule() {
         let mut rng = Rng::new(11);
-        let mut p = Pattern::new(shape(), PatternKind::AllToAll, 1, &[], 1, 0.1, &mut rng);
+        let mut p = Pattern::new(
+            shape(),
+            PatternKind::AllToAll,
+            1,
+            &[],
+            &TrafficConfig::default(),
+            &mut rng,
+        );
         let n = 72;
         // Interleave the nodes (as the engine does) over three rounds: each node's own
         // counter decides, whatever the others do.
@@ -264,7 +301,14 @@ mod tests {
     #[test]
     fn hot_region_sends_a_quarter_to_an_eighth() {
         let mut rng = Rng::new(9);
-        let mut p = Pattern::new(shape(), PatternKind::HotRegion, 1, &[], 1, 0.1, &mut rng);
+        let mut p = Pattern::new(
+            shape(),
+            PatternKind::HotRegion,
+            1,
+            &[],
+            &TrafficConfig::default(),
+            &mut rng,
+        );
         let n = 40_000;
         let hot = (0..n)
             .filter(|i| p.destination(40 + i % 30, &mut rng) < 9)
