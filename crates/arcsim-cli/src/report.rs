@@ -38,7 +38,13 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         cfg.simulation.series_window = (total / 60).max(10);
     }
     let workload = if cfg.traffic.burst_packets > 0 {
-        format!("burst of {} packets/node", cfg.traffic.burst_packets)
+        let pace = match cfg.traffic.burst_generation {
+            arcsim::config::BurstGeneration::Fill => String::new(),
+            arcsim::config::BurstGeneration::Load => {
+                format!(" generated at load {}", cfg.traffic.load)
+            }
+        };
+        format!("burst of {} packets/node{pace}", cfg.traffic.burst_packets)
     } else {
         format!(
             "load {} | {} + {} cycles",

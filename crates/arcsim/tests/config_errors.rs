@@ -576,6 +576,40 @@ fn burst_must_fit_in_max_cycles() {
 }
 
 #[test]
+fn burst_generation_at_a_load_needs_a_burst_that_fits() {
+    let load = "traffic.burst_generation=load";
+    expect_field(
+        check_sets(&[load]),
+        "traffic.burst_generation",
+        &["applies only to bursts", "traffic.burst_packets > 0"],
+    );
+    // 100 packets of 8 phits at load 0.5 take 1,600 cycles on average.
+    let burst = ["traffic.burst_packets=100", "traffic.load=0.5", load];
+    check_sets(&[&burst[..], &["simulation.max_cycles=1600"]].concat()).unwrap();
+    expect_field(
+        check_sets(&[&burst[..], &["simulation.max_cycles=1599"]].concat()),
+        "traffic.burst_packets",
+        &[
+            "traffic.load = 0.5",
+            "1600 cycles on average",
+            "max_cycles = 1599",
+        ],
+    );
+    // Filling the queues, the same burst fits in 800 cycles.
+    check_sets(&[
+        "traffic.burst_packets=100",
+        "traffic.load=0.5",
+        "simulation.max_cycles=800",
+    ])
+    .unwrap();
+    expect_field(
+        check_sets(&["traffic.burst_generation=steady"]),
+        "traffic.burst_generation",
+        &["fill", "load"],
+    );
+}
+
+#[test]
 fn lrs_update_on_request_needs_the_lrs_arbiter_and_fitting_stamps() {
     expect_field(
         check_sets(&["router.lrs_update=request", "router.arbiter=age"]),

@@ -102,6 +102,19 @@ impl Config {
         let burst = self.traffic.burst_packets;
         let len = u64::from(self.router.packet_length);
         let inject_cycles = u128::from(burst) * u128::from(len);
+        if burst > 0 && self.traffic.burst_generation == BurstGeneration::Load {
+            // Generated at traffic.load, the burst takes burst * len / load cycles on average.
+            let mean = inject_cycles as f64 / self.traffic.load;
+            if mean > self.simulation.max_cycles as f64 {
+                return Err(field_err(
+                    "traffic.burst_packets",
+                    format!(
+                        "{burst} packets of {len} phits per node, generated at traffic.load = {} (traffic.burst_generation = \"load\"), take {mean:.0} cycles on average, more than simulation.max_cycles = {}: raise traffic.load or simulation.max_cycles, or send fewer packets",
+                        self.traffic.load, self.simulation.max_cycles
+                    ),
+                ));
+            }
+        }
         if burst > 0 && inject_cycles > u128::from(self.simulation.max_cycles) {
             // An injection port sends one phit per cycle, so the burst cannot be consumed in
             // time: the run would only stop at max_cycles (and the packet count overflows).

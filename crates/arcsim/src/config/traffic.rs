@@ -37,6 +37,19 @@ pub enum AllToAllOrder {
     Ascending,
 }
 
+/// How a burst's packets are generated (`traffic.burst_generation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BurstGeneration {
+    /// Every node keeps its injection queue full: a new packet as soon as there is room.
+    #[default]
+    Fill,
+    /// Every node generates its packets as a Bernoulli process at `traffic.load` (one per
+    /// cycle with probability load / packet_length), each waiting for room in its injection
+    /// queue: FOGSim's bursts, whose injection probability of 100% is load 1.0.
+    Load,
+}
+
 /// One component of a traffic mixture.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -66,9 +79,12 @@ pub struct TrafficConfig {
     pub hot_fraction: f64,
     /// The order of the `all-to-all` pattern's destinations.
     pub all_to_all_order: AllToAllOrder,
-    /// Burst mode: when > 0 every node sends this many packets as fast as it can and the run
-    /// ends when all are delivered; `load` and the measurement window are then ignored.
+    /// Burst mode: when > 0 every node sends this many packets and the run ends when all are
+    /// delivered; the measurement window is then ignored, and `load` too unless
+    /// `burst_generation = "load"`.
     pub burst_packets: u64,
+    /// How a burst's packets are generated.
+    pub burst_generation: BurstGeneration,
     /// A change of pattern and/or load at a given cycle (transient experiments).
     pub change: Option<TrafficChange>,
 }
@@ -84,6 +100,7 @@ impl Default for TrafficConfig {
             hot_fraction: 0.1,
             all_to_all_order: AllToAllOrder::Staggered,
             burst_packets: 0,
+            burst_generation: BurstGeneration::Fill,
             change: None,
         }
     }
@@ -118,6 +135,12 @@ impl TrafficConfig {
                     "a transient change cannot be combined with burst mode (traffic.burst_packets > 0)",
                 ));
             }
+        }
+        if self.burst_generation != BurstGeneration::Fill && self.burst_packets == 0 {
+            return Err(field_err(
+                "traffic.burst_generation",
+                "applies only to bursts: set traffic.burst_packets > 0, or leave it out (without a burst every run generates at traffic.load)",
+            ));
         }
         if self.all_to_all_order != AllToAllOrder::Staggered && !self.uses_all_to_all() {
             return Err(field_err(

@@ -512,13 +512,18 @@ impl<R: Routing> Simulation<R> {
     fn start(&mut self) {
         match self.injection {
             Injection::Bernoulli { load } => self.schedule_all_generation(load),
-            Injection::Burst { packets } => {
+            Injection::Burst { packets, paced } => {
                 self.burst_total = packets * self.net.num_terminals() as u64;
                 self.burst_done = vec![0; self.net.num_routers()];
-                for n in 0..self.net.num_terminals() {
-                    self.burst_left[n] = packets;
-                    while self.burst_left[n] > 0 && self.try_generate(n) {
-                        self.burst_left[n] -= 1;
+                self.burst_left.fill(packets);
+                match paced {
+                    Some(load) => self.schedule_all_generation(load),
+                    None => {
+                        for n in 0..self.net.num_terminals() {
+                            while self.burst_left[n] > 0 && self.try_generate(n) {
+                                self.burst_left[n] -= 1;
+                            }
+                        }
                     }
                 }
             }
@@ -534,6 +539,12 @@ impl<R: Routing> Simulation<R> {
             let t = self.now + self.rng.geometric(prob) - 1;
             self.calendar.schedule(self.now, t, n as u32);
         }
+    }
+
+    /// Whether the burst's packets are generated at a load (traffic.burst_generation).
+    #[inline]
+    fn paced_burst(&self) -> bool {
+        matches!(self.injection, Injection::Burst { paced: Some(_), .. })
     }
 
     /// Whether a packet's injection VC is fixed by its destination (router.injection_vc).
@@ -725,8 +736,12 @@ impl<R: Routing> Simulation<R> {
 
     #[inline(never)]
     fn generate(&mut self) {
-        let Injection::Bernoulli { load } = self.injection else {
-            return;
+        let (load, burst) = match self.injection {
+            Injection::Bernoulli { load } => (load, false),
+            Injection::Burst {
+                paced: Some(load), ..
+            } => (load, true),
+            Injection::Burst { paced: None, .. } => return,
         };
         let gaps = crate::rng::Geometric::new(load / self.pkt_len as f64);
         let mut due = std::mem::take(&mut self.due);
@@ -738,7 +753,20 @@ impl<R: Routing> Simulation<R> {
                     self.prefetch_injection(m as usize, stage);
                 }
             }
-            self.try_generate(n as usize);
+            if burst {
+                // A paced burst: a refused packet keeps its destination and waits for the
+                // next draw (memoryless, so as if drawn once its VC has room); a node that
+                // has generated its whole burst leaves the calendar.
+                let node = n as usize;
+                if self.try_generate(node) {
+                    self.burst_left[node] -= 1;
+                    if self.burst_left[node] == 0 {
+                        continue;
+                    }
+                }
+            } else {
+                self.try_generate(n as usize);
+            }
             let next = self.now + gaps.sample(&mut self.rng);
             self.calendar.schedule(self.now, next, n);
         }
@@ -899,7 +927,7 @@ impl<R: Routing> Simulation<R> {
             self.collector.on_inject(now, r);
             let node = pin.peer_router as usize;
             // Only bursts refill the injection queue here (Bernoulli runs skip the lookup).
-            if self.burst_total > 0 {
+            if self.burst_total > 0 && !self.paced_burst() {
                 while self.burst_left[node] > 0 && self.try_generate(node) {
                     self.burst_left[node] -= 1;
                     // One packet left, one refills its slot; with VCs by destination the slot

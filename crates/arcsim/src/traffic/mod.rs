@@ -7,7 +7,7 @@ pub mod pattern;
 
 pub use pattern::Pattern;
 
-use crate::config::{Config, TrafficConfig};
+use crate::config::{BurstGeneration, Config, TrafficConfig};
 use crate::rng::Rng;
 
 /// Injection process of the run.
@@ -15,8 +15,9 @@ use crate::rng::Rng;
 pub enum Injection {
     /// Bernoulli: a packet per node per cycle with probability load / packet_length.
     Bernoulli { load: f64 },
-    /// Each node sends `packets` packets as fast as its injection queue allows.
-    Burst { packets: u64 },
+    /// Each node sends `packets` packets: as fast as its injection queue allows (`paced` =
+    /// None), or generated at a Bernoulli load, each waiting for room (`Some(load)`).
+    Burst { packets: u64, paced: Option<f64> },
 }
 
 /// Pattern and load before and after an optional change.
@@ -44,6 +45,7 @@ impl Workload {
         let injection = if t.burst_packets > 0 {
             Injection::Burst {
                 packets: t.burst_packets,
+                paced: (t.burst_generation == BurstGeneration::Load).then_some(t.load),
             }
         } else {
             Injection::Bernoulli { load: t.load }
