@@ -199,17 +199,15 @@ mod tests {
         Shape { p: 2, a: 4, g: 9 }
     }
 
+    /// One pattern (no mixture) with the default traffic parameters.
+    fn single(kind: PatternKind, offset: usize, rng: &mut Rng) -> Pattern {
+        Pattern::new(shape(), kind, offset, &[], &TrafficConfig::default(), rng)
+    }
+
     #[test]
     fn adversarial_global_targets_offset_group() {
         let mut rng = Rng::new(3);
-        let mut p = Pattern::new(
-            shape(),
-            PatternKind::AdvGlobal,
-            2,
-            &[],
-            &TrafficConfig::default(),
-            &mut rng,
-        );
+        let mut p = single(PatternKind::AdvGlobal, 2, &mut rng);
         for src in 0..72 {
             for _ in 0..20 {
                 let d = p.destination(src, &mut rng);
@@ -221,14 +219,7 @@ mod tests {
     #[test]
     fn permutation_is_a_derangement() {
         let mut rng = Rng::new(5);
-        let mut p = Pattern::new(
-            shape(),
-            PatternKind::Permutation,
-            1,
-            &[],
-            &TrafficConfig::default(),
-            &mut rng,
-        );
+        let mut p = single(PatternKind::Permutation, 1, &mut rng);
         let mut seen = [false; 72];
         for src in 0..72 {
             let d = p.destination(src, &mut rng);
@@ -280,14 +271,7 @@ mod tests {
     #[test]
     fn all_to_all_cycles_through_the_staggered_schedule() {
         let mut rng = Rng::new(11);
-        let mut p = Pattern::new(
-            shape(),
-            PatternKind::AllToAll,
-            1,
-            &[],
-            &TrafficConfig::default(),
-            &mut rng,
-        );
+        let mut p = single(PatternKind::AllToAll, 1, &mut rng);
         let n = 72;
         // Interleave the nodes (as the engine does) over three rounds: each node's own
         // counter decides, whatever the others do.
@@ -301,14 +285,7 @@ mod tests {
     #[test]
     fn hot_region_sends_a_quarter_to_an_eighth() {
         let mut rng = Rng::new(9);
-        let mut p = Pattern::new(
-            shape(),
-            PatternKind::HotRegion,
-            1,
-            &[],
-            &TrafficConfig::default(),
-            &mut rng,
-        );
+        let mut p = single(PatternKind::HotRegion, 1, &mut rng);
         let n = 40_000;
         let hot = (0..n)
             .filter(|i| p.destination(40 + i % 30, &mut rng) < 9)
