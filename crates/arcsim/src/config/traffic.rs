@@ -118,6 +118,33 @@ pub struct TrafficChange {
     pub mix: Vec<MixEntry>,
 }
 
+/// What a change switches the destinations to, as a run reads it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ChangedTraffic<'a> {
+    /// The change's mixture (it wins over the change's pattern).
+    Mix(&'a [MixEntry]),
+    /// The change's pattern and offset, each the run's where the change leaves it out.
+    Single(PatternKind, usize),
+    /// A change of load only: the traffic before it stays.
+    Unchanged,
+}
+
+impl TrafficChange {
+    /// The destinations after this change of a run whose traffic is `base`.
+    pub fn traffic(&self, base: &TrafficConfig) -> ChangedTraffic<'_> {
+        if !self.mix.is_empty() {
+            ChangedTraffic::Mix(&self.mix)
+        } else if self.pattern.is_some() || self.offset.is_some() {
+            ChangedTraffic::Single(
+                self.pattern.unwrap_or(base.pattern),
+                self.offset.unwrap_or(base.offset),
+            )
+        } else {
+            ChangedTraffic::Unchanged
+        }
+    }
+}
+
 impl TrafficConfig {
     pub fn validate(&self, topo: &TopologyConfig) -> Result<(), ConfigError> {
         check_load("traffic.load", self.load)?;
@@ -150,23 +177,18 @@ impl TrafficConfig {
         }
         Ok(())
     }
-}
 
-impl TrafficConfig {
     /// Whether any phase of the run uses the all-to-all schedule (a mixture never does).
     fn uses_all_to_all(&self) -> bool {
         let before = self.mix.is_empty() && self.pattern == PatternKind::AllToAll;
-        // As Workload::new reads a change: its mix wins, then its pattern/offset; a change of
-        // load only keeps the pattern before it.
-        let after = self.change.as_ref().is_some_and(|ch| {
-            if !ch.mix.is_empty() {
-                false
-            } else if ch.pattern.is_some() || ch.offset.is_some() {
-                ch.pattern.unwrap_or(self.pattern) == PatternKind::AllToAll
-            } else {
-                before
-            }
-        });
+        let after = self
+            .change
+            .as_ref()
+            .is_some_and(|ch| match ch.traffic(self) {
+                ChangedTraffic::Mix(_) => false,
+                ChangedTraffic::Single(kind, _) => kind == PatternKind::AllToAll,
+                ChangedTraffic::Unchanged => before,
+            });
         before || after
     }
 }

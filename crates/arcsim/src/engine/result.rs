@@ -145,7 +145,7 @@ impl<R: Routing> Simulation<R> {
 /// The traffic of `cfg` as the result names it: "UN", "ADVG+6", a mixture
 /// "ADVG+2:50/UN:50", or a change "ADVG+2 -> ADVG+6 @50000".
 pub(super) fn describe_pattern(cfg: &Config) -> String {
-    use crate::config::{MixEntry, PatternKind as P};
+    use crate::config::{AllToAllOrder, ChangedTraffic, MixEntry, PatternKind as P};
     let t = &cfg.traffic;
     let one = |k: P, off: usize| match k {
         P::Uniform => "UN".to_string(),
@@ -155,8 +155,8 @@ pub(super) fn describe_pattern(cfg: &Config) -> String {
         P::Permutation => "permutation".into(),
         P::HotSpot => "hot-spot".into(),
         P::AllToAll => match t.all_to_all_order {
-            crate::config::AllToAllOrder::Staggered => "all-to-all".into(),
-            crate::config::AllToAllOrder::Ascending => "all-to-all-ascending".into(),
+            AllToAllOrder::Staggered => "all-to-all".into(),
+            AllToAllOrder::Ascending => "all-to-all-ascending".into(),
         },
     };
     let mix = |m: &[MixEntry]| {
@@ -172,17 +172,10 @@ pub(super) fn describe_pattern(cfg: &Config) -> String {
     };
     match &t.change {
         Some(ch) => {
-            // Mirrors Workload::new: a change's mix wins, then its pattern/offset, else the
-            // pattern stays and only the load changes.
-            let after = if !ch.mix.is_empty() {
-                mix(&ch.mix)
-            } else if ch.pattern.is_some() || ch.offset.is_some() {
-                one(
-                    ch.pattern.unwrap_or(t.pattern),
-                    ch.offset.unwrap_or(t.offset),
-                )
-            } else {
-                base.clone()
+            let after = match ch.traffic(t) {
+                ChangedTraffic::Mix(m) => mix(m),
+                ChangedTraffic::Single(kind, off) => one(kind, off),
+                ChangedTraffic::Unchanged => base.clone(),
             };
             let load = ch.load.map(|l| format!(" load {l}")).unwrap_or_default();
             format!("{base} -> {after}{load} @{}", ch.at_cycle)

@@ -7,7 +7,7 @@ pub mod pattern;
 
 pub use pattern::Pattern;
 
-use crate::config::{BurstGeneration, Config, TrafficConfig};
+use crate::config::{BurstGeneration, ChangedTraffic, Config, TrafficConfig};
 use crate::rng::Rng;
 
 /// Injection process of the run.
@@ -51,16 +51,10 @@ impl Workload {
             Injection::Bernoulli { load: t.load }
         };
         let change = t.change.as_ref().map(|ch| {
-            let pattern = if !ch.mix.is_empty() {
-                Pattern::new(shape, t.pattern, t.offset, &ch.mix, t, rng)
-            } else if ch.pattern.is_some() || ch.offset.is_some() {
-                let (kind, off) = (
-                    ch.pattern.unwrap_or(t.pattern),
-                    ch.offset.unwrap_or(t.offset),
-                );
-                Pattern::new(shape, kind, off, &[], t, rng)
-            } else {
-                pattern.clone()
+            let pattern = match ch.traffic(t) {
+                ChangedTraffic::Mix(mix) => Pattern::new(shape, t.pattern, t.offset, mix, t, rng),
+                ChangedTraffic::Single(kind, off) => Pattern::new(shape, kind, off, &[], t, rng),
+                ChangedTraffic::Unchanged => pattern.clone(),
             };
             (
                 ch.at_cycle,
