@@ -229,6 +229,17 @@ fn adversarial_offset_multiple_of_groups() {
         "traffic.offset",
         &["ADVL+24", "not a multiple of 12"],
     );
+    // The default network has 5,256 nodes: a shift by all of them goes nowhere.
+    expect_field(
+        check_toml("[traffic]\npattern = \"shift\"\noffset = 5256"),
+        "traffic.offset",
+        &["SHIFT+5256", "5256 nodes", "not a multiple of 5256"],
+    );
+    expect_field(
+        check_toml("[traffic]\nmix = [{ pattern = \"shift\", offset = 0, weight = 1.0 }]"),
+        "traffic.mix[0]",
+        &["SHIFT+0"],
+    );
 }
 
 #[test]

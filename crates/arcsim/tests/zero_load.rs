@@ -189,8 +189,16 @@ fn val_advg_latency_follows_path_shape() {
 /// destination) pairs; the tolerance is the sampling error of the measured mean (4 standard
 /// errors of the enumerated distribution) plus the queueing allowance.
 fn check_uniform(alg: RoutingAlgorithm) {
+    check_enumerated(alg, &["traffic.pattern=uniform"], "UN");
+}
+
+/// Mean latency and hops of `alg` under the pattern `sets` set against the exact
+/// enumeration over all (source, destination) pairs.
+fn check_enumerated(alg: RoutingAlgorithm, sets: &[&str], what: &str) {
     let a = format!("routing.algorithm={}", alg.name());
-    let cfg = low_load(&["traffic.pattern=uniform", &a]);
+    let mut all = sets.to_vec();
+    all.push(&a);
+    let cfg = low_load(&all);
     let r = run(&cfg);
     let n = packets(&r) as f64;
     assert!(n > 2000.0, "too few packets: {}", describe(&r));
@@ -209,13 +217,13 @@ fn check_uniform(alg: RoutingAlgorithm) {
     let se_lat = ((m2_lat - m_lat * m_lat) / n).sqrt();
     let se_hops = ((m2_hops - m_hops * m_hops) / n).sqrt();
     eprintln!(
-        "{} UN: enumerated latency {m_lat:.4} (se {se_lat:.4}), hops {m_hops:.4} (se {se_hops:.4}); {}",
+        "{} {what}: enumerated latency {m_lat:.4} (se {se_lat:.4}), hops {m_hops:.4} (se {se_hops:.4}); {}",
         alg.name(),
         describe(&r)
     );
     assert!(
         (r.latency.mean - m_lat).abs() <= 4.0 * se_lat + QUEUEING,
-        "{} UN: mean latency {:.4}, enumerated {m_lat:.4} (tolerance {:.4}); {}",
+        "{} {what}: mean latency {:.4}, enumerated {m_lat:.4} (tolerance {:.4}); {}",
         alg.name(),
         r.latency.mean,
         4.0 * se_lat + QUEUEING,
@@ -223,7 +231,7 @@ fn check_uniform(alg: RoutingAlgorithm) {
     );
     assert!(
         (r.hops.mean - m_hops).abs() <= 4.0 * se_hops,
-        "{} UN: mean hops {:.4}, enumerated {m_hops:.4} (tolerance {:.4}); {}",
+        "{} {what}: mean hops {:.4}, enumerated {m_hops:.4} (tolerance {:.4}); {}",
         alg.name(),
         r.hops.mean,
         4.0 * se_hops,
@@ -245,6 +253,22 @@ fn min_uniform_mean_matches_enumeration() {
 #[test]
 fn val_any_uniform_mean_matches_enumeration() {
     check_uniform(RoutingAlgorithm::ValAny);
+}
+
+/// SHIFT+k: every node sends to the node k further on. On the small network (2 nodes per
+/// router, 8 per group, 72 in all) k = 1 keeps half the packets on their router and sends
+/// the other half to the next one, k = 9 leaves the group, k = 37 crosses to the far side.
+#[test]
+fn shift_mean_matches_enumeration() {
+    for (alg, k) in [
+        (RoutingAlgorithm::Min, 1),
+        (RoutingAlgorithm::Min, 9),
+        (RoutingAlgorithm::Min, 37),
+        (RoutingAlgorithm::ValAny, 9),
+    ] {
+        let off = format!("traffic.offset={k}");
+        check_enumerated(alg, &["traffic.pattern=shift", &off], &format!("SHIFT+{k}"));
+    }
 }
 
 /// Contention: in burst mode every node generates its packets at cycle 0. Under ADVL+1 all

@@ -17,6 +17,8 @@ pub enum PatternKind {
     HotRegion,
     /// A fixed random permutation of the nodes (derangement, drawn from the seed).
     Permutation,
+    /// Node n sends to node (n + offset) mod N: one step of an all-to-all held still.
+    Shift,
     /// `hot_fraction` of the traffic to `hot_nodes` nodes, the rest uniform.
     HotSpot,
     /// MPI_Alltoall-style schedule: node n's i-th packet goes to (n + 1 + i mod (N-1)) mod N,
@@ -245,6 +247,12 @@ fn check_pattern(
                 return Err(field_err(
                     &name,
                     format!("ADVL+{} sends every router to itself with a={}: use an offset that is not a multiple of {}", e.offset, topo.a, topo.a),
+                ))
+            }
+            PatternKind::Shift if e.offset % nodes == 0 => {
+                return Err(field_err(
+                    &name,
+                    format!("SHIFT+{} sends every node to itself with {nodes} nodes: use an offset that is not a multiple of {nodes}", e.offset),
                 ))
             }
             PatternKind::HotSpot => {

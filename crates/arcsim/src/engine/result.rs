@@ -153,6 +153,7 @@ pub(super) fn describe_pattern(cfg: &Config) -> String {
         P::AdvLocal => format!("ADVL+{off}"),
         P::HotRegion => "hot-region".into(),
         P::Permutation => "permutation".into(),
+        P::Shift => format!("SHIFT+{off}"),
         P::HotSpot => "hot-spot".into(),
         P::AllToAll => match t.all_to_all_order {
             AllToAllOrder::Staggered => "all-to-all".into(),

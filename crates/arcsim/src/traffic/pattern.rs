@@ -35,6 +35,7 @@ enum Component {
     AdvLocal(usize),
     HotRegion,
     Permutation(Vec<u32>),
+    Shift(usize),
     HotSpot {
         nodes: usize,
         fraction: f64,
@@ -84,6 +85,7 @@ impl Pattern {
                 PatternKind::AdvLocal => Component::AdvLocal(e.offset % shape.a),
                 PatternKind::HotRegion => Component::HotRegion,
                 PatternKind::Permutation => Component::Permutation(derangement(shape.nodes(), rng)),
+                PatternKind::Shift => Component::Shift(e.offset % shape.nodes()),
                 PatternKind::HotSpot => Component::HotSpot {
                     nodes: traffic.hot_nodes,
                     fraction: traffic.hot_fraction,
@@ -144,6 +146,7 @@ impl Pattern {
                 }
             }
             Component::Permutation(perm) => perm[src] as usize,
+            Component::Shift(off) => (src + *off) % s.nodes(),
             Component::AllToAll { next, order } => {
                 let n = s.nodes();
                 let k = &mut next[src];
@@ -214,6 +217,18 @@ mod tests {
                 assert_eq!(d / 8, (src / 8 + 2) % 9);
             }
         }
+    }
+
+    #[test]
+    fn shift_sends_every_node_offset_nodes_on() {
+        let mut rng = Rng::new(4);
+        // 75 on 72 nodes is a shift by 3; no random number is drawn.
+        let mut p = single(PatternKind::Shift, 75, &mut rng);
+        for src in 0..72 {
+            assert_eq!(p.destination(src, &mut rng), (src + 3) % 72);
+        }
+        let mut fresh = Rng::new(4);
+        assert_eq!(rng.below(1 << 40), fresh.below(1 << 40));
     }
 
     #[test]

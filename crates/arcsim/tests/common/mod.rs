@@ -130,6 +130,10 @@ impl Paths {
                 (0..a).map(|i| (dg * a + i, 1.0 / a as f64)).collect()
             }
             PatternKind::AdvLocal => vec![(sg * a + (s % a + offset) % a, 1.0)],
+            // Each of the router's p nodes sends to the node `offset` further on.
+            PatternKind::Shift => (0..p)
+                .map(|k| (((s * p + k + offset) % nodes) / p, 1.0 / p as f64))
+                .collect(),
             other => panic!("no analytic model for pattern {other:?}"),
         }
     }
