@@ -53,7 +53,8 @@ pub trait Simulator {
     /// every blocked head of an injection-state-dependent routing every cycle (no sleep on
     /// [`Routing::injection_alternatives`](crate::routing::Routing)), and every blocked head
     /// of a state-dependent routing every cycle, steady or not
-    /// ([`RouteCtx::steady`](crate::routing::RouteCtx)).
+    /// ([`RouteCtx::steady`](crate::routing::RouteCtx)), and every loser of an iteration
+    /// again in the next (no sleep on the one output it asked for).
     #[doc(hidden)]
     fn set_exhaustive_allocation(&mut self, on: bool);
 }

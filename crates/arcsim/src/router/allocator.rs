@@ -118,10 +118,16 @@ impl<R: Routing> Simulation<R> {
             while m != 0 {
                 let i = m.trailing_zeros() as usize;
                 m &= m - 1;
-                if iteration > 0 && self.req_scratch[i].only {
-                    // After the first iteration only losers are left, and `req_scratch`
-                    // holds their lost request: one whose one output was granted to another
-                    // input sleeps, as asking again would conclude, without asking.
+                if iteration > 0
+                    && requested_before & (1u64 << i) != 0
+                    && self.req_scratch[i].only
+                    && !self.exhaustive
+                {
+                    // A loser of the last iteration (`req_scratch` holds its lost request;
+                    // the entries of inputs that did not request belong to other routers or
+                    // cycles, and a routing whose grants open paths asks those inputs again
+                    // too) whose one output was granted to another input sleeps, as asking
+                    // again would conclude, without asking.
                     self.sleep_on_taken_output(r, base, i);
                     continue;
                 }
