@@ -829,6 +829,23 @@ fn keys_the_routing_does_not_read_are_listed() {
         unused(&["routing.algorithm=pb", "routing.pb_factor=3"]),
         [""; 0]
     );
+    // FOGSim's Valiant node: VAL and VAL-any read it, PB has its own.
+    for alg in ["val", "val-any"] {
+        let a = format!("routing.algorithm={alg}");
+        assert_eq!(
+            unused(&[a.as_str(), "routing.valiant_model=fogsim"]),
+            [""; 0]
+        );
+    }
+    assert_eq!(
+        unused(&["routing.algorithm=pb", "routing.valiant_model=fogsim"]),
+        ["routing.valiant_model"]
+    );
+    expect_field(
+        check_sets(&["routing.algorithm=val", "routing.valiant_model=booksim"]),
+        "routing.valiant_model",
+        &["unknown variant `booksim`", "`reference`", "`fogsim`"],
+    );
     // Within OFAR: ring keys with the tree, tree keys with a ring, BCM keys with ECM.
     assert_eq!(
         unused(&[

@@ -193,8 +193,9 @@ fn check_uniform(alg: RoutingAlgorithm) {
 }
 
 /// Mean latency and hops of `alg` under the pattern `sets` set against the exact
-/// enumeration over all (source, destination) pairs.
-fn check_enumerated(alg: RoutingAlgorithm, sets: &[&str], what: &str) {
+/// enumeration over all (source, destination) pairs. Returns the run and the tolerance of
+/// its mean hops (4 standard errors).
+fn check_enumerated(alg: RoutingAlgorithm, sets: &[&str], what: &str) -> (RunResult, f64) {
     let a = format!("routing.algorithm={}", alg.name());
     let mut all = sets.to_vec();
     all.push(&a);
@@ -243,6 +244,18 @@ fn check_enumerated(alg: RoutingAlgorithm, sets: &[&str], what: &str) {
         "{}",
         describe(&r)
     );
+    (r, 4.0 * se_hops)
+}
+
+/// Mean hops of the enumerated paths of `cfg`'s workload.
+fn enumerated_hops(cfg: &arcsim::Config) -> f64 {
+    let paths = Paths::new(cfg);
+    let routers = paths.routers() as f64;
+    paths
+        .flows(cfg)
+        .iter()
+        .map(|f| f.weight / routers * f.ports.len() as f64)
+        .sum()
 }
 
 #[test]
@@ -253,6 +266,38 @@ fn min_uniform_mean_matches_enumeration() {
 #[test]
 fn val_any_uniform_mean_matches_enumeration() {
     check_uniform(RoutingAlgorithm::ValAny);
+}
+
+/// `routing.valiant_model = "fogsim"` draws the intermediate as FOGSim does, a random router
+/// outside the source group: VAL under ADVG+1 (an eighth of its packets draw the destination
+/// group and go minimally) and VAL-any under UN against their own enumeration, each run
+/// told apart from the reference model's enumeration.
+#[test]
+fn fogsim_valiant_node_matches_enumeration() {
+    for (alg, sets) in [
+        (
+            RoutingAlgorithm::Val,
+            ["traffic.pattern=adv-global", "traffic.offset=1"].as_slice(),
+        ),
+        (
+            RoutingAlgorithm::ValAny,
+            ["traffic.pattern=uniform"].as_slice(),
+        ),
+    ] {
+        let mut fog = sets.to_vec();
+        fog.push("routing.valiant_model=fogsim");
+        let (r, tol) = check_enumerated(alg, &fog, "FOGSim's Valiant node");
+        let a = format!("routing.algorithm={}", alg.name());
+        let mut reference = sets.to_vec();
+        reference.push(&a);
+        let other = enumerated_hops(&low_load(&reference));
+        assert!(
+            (r.hops.mean - other).abs() > tol,
+            "{}: mean hops {:.4} with FOGSim's Valiant node, the reference model's enumeration {other:.4} is within the tolerance {tol:.4}",
+            alg.name(),
+            r.hops.mean
+        );
+    }
 }
 
 /// SHIFT+k: every node sends to the node k further on. On the small network (2 nodes per

@@ -92,6 +92,20 @@ pub enum PbModel {
     Fogsim,
 }
 
+/// VAL and VAL-any: how the intermediate of a Valiant path is drawn
+/// (docs/configuration.md, `routing.valiant_model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ValiantModel {
+    /// Seed 001's definitions: VAL a random group other than the source's and the
+    /// destination's, VAL-any a random router of the whole network.
+    Reference,
+    /// FOGSim's (2014 source, `generatorModule::action`): a random node outside the source
+    /// group, its group the intermediate of VAL (the destination's included, which makes the
+    /// path minimal) and its router that of VAL-any.
+    Fogsim,
+}
+
 /// ECM: which escape buffers a router watches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -197,6 +211,10 @@ pub struct RoutingConfig {
     /// PB: the reading of PB modelled (see [`PbModel`]). Written only when not "reference".
     #[serde(skip_serializing_if = "is_reference")]
     pub pb_model: PbModel,
+    /// VAL and VAL-any: how the intermediate is drawn (see [`ValiantModel`]). Written only
+    /// when not "reference" (runs stored before the key keep their identity).
+    #[serde(skip_serializing_if = "is_reference_valiant")]
+    pub valiant_model: ValiantModel,
     /// When false, every hop may use any VC: NOT deadlock-free. Exists to study deadlock and
     /// to exercise the watchdog.
     pub ordered_vcs: bool,
@@ -313,6 +331,10 @@ fn is_reference(v: &PbModel) -> bool {
     *v == PbModel::Reference
 }
 
+fn is_reference_valiant(v: &ValiantModel) -> bool {
+    *v == ValiantModel::Reference
+}
+
 impl Default for RoutingConfig {
     fn default() -> Self {
         RoutingConfig {
@@ -323,6 +345,7 @@ impl Default for RoutingConfig {
             pb_utilisation: true,
             pb_margin: 0.0,
             pb_model: PbModel::Reference,
+            valiant_model: ValiantModel::Reference,
             ordered_vcs: true,
             misroute_threshold: 0.9,
             escape: EscapeKind::Ring,
@@ -420,6 +443,17 @@ impl RoutingConfig {
             "routing.pb_model",
             pb,
             &only_pb,
+        );
+        check(
+            self.valiant_model != d.valiant_model,
+            "routing.valiant_model",
+            matches!(alg, RoutingAlgorithm::Val | RoutingAlgorithm::ValAny),
+            &|| {
+                format!(
+                    "only VAL and VAL-any read it, and routing.algorithm = \"{}\"",
+                    alg.name()
+                )
+            },
         );
         for (changed, key) in [
             (

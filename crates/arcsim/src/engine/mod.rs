@@ -22,7 +22,7 @@ mod watchdog;
 
 pub use watchdog::DeadlockReport;
 
-use crate::config::{Config, RoutingAlgorithm};
+use crate::config::{Config, RoutingAlgorithm, ValiantModel};
 use crate::error::{ConfigError, SimError};
 use crate::rng::Rng;
 use crate::router::buffers::{OutVc, Slots};
@@ -146,6 +146,7 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
             routing::ValRouting {
                 df: df.clone(),
                 vcs,
+                fogsim: cfg.routing.valiant_model == ValiantModel::Fogsim,
             },
         )),
         RoutingAlgorithm::ValAny => Box::new(Simulation::new(
@@ -154,6 +155,7 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
             routing::ValAnyRouting {
                 df: df.clone(),
                 vcs,
+                fogsim: cfg.routing.valiant_model == ValiantModel::Fogsim,
             },
         )),
         RoutingAlgorithm::Pb => Box::new(Simulation::new(

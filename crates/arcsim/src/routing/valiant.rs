@@ -4,6 +4,10 @@
 //!   (l-g-l-g-l, 3/2 VCs), as in Kim et al. and seed 001.
 //! * VAL-any: minimally to a random intermediate router anywhere, then minimally to the
 //!   destination (Valiant's original definition; l-g-l-l-g-l, 4/2 VCs).
+//!
+//! With `routing.valiant_model = "fogsim"` both draw the intermediate as FOGSim does: a
+//! random node outside the source group, whose group is VAL's intermediate (possibly the
+//! destination's: the path is then minimal) and whose router is VAL-any's.
 
 use super::min::{ejection, hop_candidate};
 use super::vc::VcMap;
@@ -35,6 +39,15 @@ pub(crate) fn random_other_group(
         k += 1;
     }
     Some(k)
+}
+
+/// A random router outside group `sg` (FOGSim's Valiant node), uniformly.
+fn random_router_outside(df: &Dragonfly, rng: &mut Rng, sg: usize) -> usize {
+    let mut r = rng.below(((df.g - 1) * df.a) as u64) as usize;
+    if r >= sg * df.a {
+        r += df.a;
+    }
+    r
 }
 
 /// First output port of the Valiant path from router `r` (group `sg`) through intermediate
@@ -76,6 +89,9 @@ pub(crate) fn valiant_first_hop(
 pub struct ValRouting {
     pub df: Dragonfly,
     pub vcs: VcMap,
+    /// `routing.valiant_model = "fogsim"`: the intermediate group is that of a random router
+    /// outside the source group.
+    pub fogsim: bool,
 }
 
 impl ValRouting {
@@ -146,10 +162,21 @@ impl Routing for ValRouting {
             pkt.route.flags |= DECIDED;
             let sg = self.df.group_of(ctx.router);
             let dg = self.df.group_of(pkt.dst_router as usize);
-            match random_other_group(&self.df, ctx.rng, sg, dg) {
+            let inter = if self.fogsim && self.df.g > 1 {
+                Some(
+                    self.df
+                        .group_of(random_router_outside(&self.df, ctx.rng, sg)),
+                )
+            } else if self.fogsim {
+                None
+            } else {
+                random_other_group(&self.df, ctx.rng, sg, dg)
+            };
+            match inter {
                 Some(g) => {
                     pkt.route.inter = g as u32;
-                    pkt.misrouted = true;
+                    // FOGSim's draw may land in the destination group: a minimal path.
+                    pkt.misrouted = g != dg;
                 }
                 None => {
                     // Two groups: no Valiant path exists; go minimally (phase 1).
@@ -164,6 +191,9 @@ impl Routing for ValRouting {
 pub struct ValAnyRouting {
     pub df: Dragonfly,
     pub vcs: VcMap,
+    /// `routing.valiant_model = "fogsim"`: the intermediate is a random router outside the
+    /// source group.
+    pub fogsim: bool,
 }
 
 impl Routing for ValAnyRouting {
@@ -176,7 +206,11 @@ impl Routing for ValAnyRouting {
         let dst_router = pkt.dst_router as usize;
         if pkt.route.flags & DECIDED == 0 {
             pkt.route.flags |= DECIDED;
-            let r = ctx.rng.below(df.num_routers() as u64) as usize;
+            let r = if self.fogsim && df.g > 1 {
+                random_router_outside(df, ctx.rng, df.group_of(ctx.router))
+            } else {
+                ctx.rng.below(df.num_routers() as u64) as usize
+            };
             pkt.route.inter = r as u32;
             pkt.misrouted = r != ctx.router && r != dst_router;
         }

@@ -2,7 +2,9 @@
 //! `mod common;`, so not every helper is used by every file).
 #![allow(dead_code)]
 
-use arcsim::config::{apply_override, Config, PatternKind, RoutingAlgorithm, DEFAULT_TOML};
+use arcsim::config::{
+    apply_override, Config, PatternKind, RoutingAlgorithm, ValiantModel, DEFAULT_TOML,
+};
 use arcsim::topology::{Dragonfly, Network, PortClass, Topology};
 use arcsim::RunResult;
 
@@ -142,9 +144,18 @@ impl Paths {
     /// probabilities, following the algorithms' definitions: VAL goes minimally to the router of
     /// its own group holding the link to a random group other than the source and destination
     /// groups, crosses it, then minimally to `d`; VAL-any goes minimally to a random router
-    /// (any router, uniformly), then minimally to `d`.
-    pub fn routes(&self, alg: RoutingAlgorithm, s: usize, d: usize) -> Vec<(f64, Vec<usize>)> {
+    /// (any router, uniformly), then minimally to `d`. With `fogsim` (FOGSim's Valiant node)
+    /// the intermediate is a random router outside the source group: VAL takes its group, the
+    /// destination's included (then the path is minimal), VAL-any the router itself.
+    pub fn routes(
+        &self,
+        alg: RoutingAlgorithm,
+        fogsim: bool,
+        s: usize,
+        d: usize,
+    ) -> Vec<(f64, Vec<usize>)> {
         let (a, g) = (self.df.a, self.df.g);
+        let sg = s / a;
         match alg {
             RoutingAlgorithm::Min => {
                 let mut v = Vec::new();
@@ -152,12 +163,18 @@ impl Paths {
                 vec![(1.0, v)]
             }
             RoutingAlgorithm::Val => {
-                let (sg, dg) = (s / a, d / a);
-                let inters: Vec<usize> = (0..g).filter(|&i| i != sg && i != dg).collect();
+                let dg = d / a;
+                let inters: Vec<usize> =
+                    (0..g).filter(|&i| i != sg && (fogsim || i != dg)).collect();
                 assert!(!inters.is_empty(), "no Valiant group");
                 inters
                     .iter()
                     .map(|&i| {
+                        if i == dg {
+                            let mut v = Vec::new();
+                            self.minimal_into(s, d, &mut v);
+                            return (1.0 / inters.len() as f64, v);
+                        }
                         let link = self.df.global_link_to(sg, i);
                         let (ri, port) = self.df.global_link_port(link);
                         let gate = sg * a + ri;
@@ -170,14 +187,20 @@ impl Paths {
                     })
                     .collect()
             }
-            RoutingAlgorithm::ValAny => (0..self.routers())
-                .map(|r| {
-                    let mut v = Vec::new();
-                    self.minimal_into(s, r, &mut v);
-                    self.minimal_into(r, d, &mut v);
-                    (1.0 / self.routers() as f64, v)
-                })
-                .collect(),
+            RoutingAlgorithm::ValAny => {
+                let inters: Vec<usize> = (0..self.routers())
+                    .filter(|&r| !fogsim || r / a != sg)
+                    .collect();
+                inters
+                    .iter()
+                    .map(|&r| {
+                        let mut v = Vec::new();
+                        self.minimal_into(s, r, &mut v);
+                        self.minimal_into(r, d, &mut v);
+                        (1.0 / inters.len() as f64, v)
+                    })
+                    .collect()
+            }
             other => panic!("{other:?} is adaptive: no static route model"),
         }
     }
@@ -187,7 +210,8 @@ impl Paths {
         let mut out = Vec::new();
         for s in 0..self.routers() {
             for (d, pd) in self.destinations(cfg.traffic.pattern, cfg.traffic.offset, s) {
-                for (pr, ports) in self.routes(cfg.routing.algorithm, s, d) {
+                let fogsim = cfg.routing.valiant_model == ValiantModel::Fogsim;
+                for (pr, ports) in self.routes(cfg.routing.algorithm, fogsim, s, d) {
                     out.push(Flow {
                         src: s,
                         weight: pd * pr,
