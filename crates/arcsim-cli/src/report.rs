@@ -142,8 +142,10 @@ pub fn print_summary(r: &RunResult) {
         r.latency.mean, r.latency.p50, r.latency.p99, r.latency.max, r.network_latency.mean
     );
     println!(
-        "hops            mean {:.3}  max {}   misrouted {:.1}%",
+        "hops            mean {:.3} (local {:.3}, global {:.3})  max {}   misrouted {:.1}%",
         r.hops.mean,
+        r.hops.mean - r.hops.global_mean,
+        r.hops.global_mean,
         r.hops.max,
         100.0 * r.misrouted_fraction
     );

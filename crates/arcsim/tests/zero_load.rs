@@ -119,6 +119,13 @@ fn check_advg(alg: &str, global_hops: u64) {
     let r = run(&cfg);
     let n = packets(&r);
     assert!(n > 2000, "too few packets: {}", describe(&r));
+    // Every packet crosses exactly `global_hops` global links: the reported mean is exact.
+    assert_eq!(
+        r.hops.global_mean,
+        global_hops as f64,
+        "{alg} ADVG+1: mean global hops; {}",
+        describe(&r)
+    );
     let lat_of_hops =
         |k: u64| global_hops * GLOBAL + (k - global_hops) * LOCAL + LEN - 1 + TERMINAL;
     let mut predicted = 0.0;

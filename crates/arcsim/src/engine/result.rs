@@ -101,6 +101,7 @@ impl<R: Routing> Simulation<R> {
             },
             hops: Hops {
                 mean: c.hops_sum as f64 / n,
+                global_mean: c.global_hops_sum as f64 / n,
                 max: c.hops_max as u64,
                 histogram: c.hops[..=max_hops].to_vec(),
             },

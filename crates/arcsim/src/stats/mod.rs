@@ -26,6 +26,7 @@ pub struct Collector {
     pub phits_in_window: u64,
     pub misrouted_in_window: u64,
     pub hops_sum: u64,
+    pub global_hops_sum: u64,
     pub hops: [u64; HOP_BUCKETS],
     pub generated_in_window: u64,
     /// Packets that left the injection queue in the window, per router.
@@ -83,6 +84,7 @@ impl Collector {
             phits_in_window: 0,
             misrouted_in_window: 0,
             hops_sum: 0,
+            global_hops_sum: 0,
             hops: [0; HOP_BUCKETS],
             generated_in_window: 0,
             injected_per_router: vec![0; routers],
@@ -159,6 +161,7 @@ impl Collector {
         self.phits_in_window += len;
         self.misrouted_in_window += misrouted as u64;
         self.hops_sum += hops as u64;
+        self.global_hops_sum += p.global_hops as u64;
         self.hops[hops.min(HOP_BUCKETS - 1)] += 1;
         self.hops_max = self.hops_max.max(p.hops);
         self.accepted_per_router[dst_router] += len;

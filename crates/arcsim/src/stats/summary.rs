@@ -60,6 +60,10 @@ pub struct Packets {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Hops {
     pub mean: f64,
+    /// Mean global hops per packet, escape hops included (the rest of `mean` is local hops).
+    /// Absent from results written before the field existed (read as 0).
+    #[serde(default)]
+    pub global_mean: f64,
     pub max: u64,
     /// `histogram[k]` = packets delivered in the window after k router-to-router hops (the
     /// last bucket collects longer paths).
