@@ -133,7 +133,7 @@ fn reopen_shortcut_changes_no_result() {
         "router.injection_priority=transit-first",
         "router.allocator_iterations=3",
     ];
-    let cases: [&[&str]; 13] = [
+    let cases: [&[&str]; 14] = [
         &["routing.algorithm=ofar", "traffic.load=1.0"],
         &[
             "routing.algorithm=ofar-l",
@@ -223,6 +223,15 @@ fn reopen_shortcut_changes_no_result() {
             "traffic.pattern=adv-global",
             "traffic.offset=1",
             "traffic.load=1.0",
+        ],
+        // The inclusive threshold: more candidates, the same shortcuts.
+        &[
+            "routing.algorithm=ofar",
+            "routing.misroute_inclusive=true",
+            "router.crossbar_input=vc",
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=0.5",
         ],
         &[
             "routing.algorithm=ofar",

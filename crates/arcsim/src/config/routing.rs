@@ -221,6 +221,11 @@ pub struct RoutingConfig {
     /// OFAR: misroute only to outputs with occupancy < misroute_threshold * Q_min (strict:
     /// see routing/ofar.rs).
     pub misroute_threshold: f64,
+    /// OFAR: compare with `<=` instead (seed 001's text and FOGSim's code): an output whose
+    /// VC is empty qualifies against a minimal output with an empty VC. Written only when
+    /// true (runs stored before the key keep their identity).
+    #[serde(skip_serializing_if = "is_false")]
+    pub misroute_inclusive: bool,
     /// OFAR: escape subnetwork.
     pub escape: EscapeKind,
     /// OFAR with escape = "ring": the rings, one extra VC each; a packet is assigned one at
@@ -348,6 +353,7 @@ impl Default for RoutingConfig {
             valiant_model: ValiantModel::Reference,
             ordered_vcs: true,
             misroute_threshold: 0.9,
+            misroute_inclusive: false,
             escape: EscapeKind::Ring,
             rings: vec![RingKind::A],
             ring_direction: RingDirection::Ascending,
@@ -459,6 +465,10 @@ impl RoutingConfig {
             (
                 self.misroute_threshold != d.misroute_threshold,
                 "routing.misroute_threshold",
+            ),
+            (
+                self.misroute_inclusive != d.misroute_inclusive,
+                "routing.misroute_inclusive",
             ),
             (self.escape != d.escape, "routing.escape"),
             (self.busy_minimal != d.busy_minimal, "routing.busy_minimal"),

@@ -9,7 +9,8 @@
 //! the escape subnetwork. Packets leave the escape network as soon as a canonical output is
 //! available, since the same precedence applies wherever the packet is.
 //!
-//! The comparison is strict, so a minimal output with an empty VC (Q_min = 0) is waited for
+//! The comparison is strict (`routing.misroute_inclusive = true` makes it `<=`, as seed 001
+//! writes and FOGSim codes it), so a minimal output with an empty VC (Q_min = 0) is waited for
 //! rather than avoided: this is what keeps OFAR's latency close to MIN's under uniform load
 //! (seed 001, Fig. 6) while it misroutes as soon as the minimal queue builds up under
 //! adversarial load. The paper writes `Q_non-min <= Th`; with `<=`, every packet whose
@@ -84,6 +85,8 @@ pub struct OfarRouting {
     df: Dragonfly,
     allow_local: bool,
     threshold: f64,
+    /// `routing.misroute_inclusive`: a candidate qualifies at occupancy <= threshold * Q_min.
+    inclusive: bool,
     /// Canonical VCs per class: any of 0..n.
     local_vcs: u8,
     global_vcs: u8,
@@ -220,6 +223,7 @@ impl OfarRouting {
             df,
             allow_local: local_misrouting,
             threshold: cfg.misroute_threshold,
+            inclusive: cfg.misroute_inclusive,
             local_vcs,
             global_vcs,
             escape,
@@ -573,7 +577,10 @@ impl Routing for OfarRouting {
                 plo as usize,
                 phi as usize,
                 len + reserve_for(p >= gp0) as u32,
-            ) && self.occupancy(ctx, p, plo, phi) < th
+            ) && {
+                let q = self.occupancy(ctx, p, plo, phi);
+                q < th || (self.inclusive && q <= th)
+            }
         }) {
             out.push(self.nonminimal(p, tag, reserve_for(p >= gp0)));
             return;
