@@ -162,15 +162,13 @@ impl Routing for ValRouting {
             pkt.route.flags |= DECIDED;
             let sg = self.df.group_of(ctx.router);
             let dg = self.df.group_of(pkt.dst_router as usize);
-            let inter = if self.fogsim && self.df.g > 1 {
-                Some(
-                    self.df
-                        .group_of(random_router_outside(&self.df, ctx.rng, sg)),
-                )
-            } else if self.fogsim {
-                None
-            } else {
+            let inter = if !self.fogsim {
                 random_other_group(&self.df, ctx.rng, sg, dg)
+            } else {
+                (self.df.g > 1).then(|| {
+                    self.df
+                        .group_of(random_router_outside(&self.df, ctx.rng, sg))
+                })
             };
             match inter {
                 Some(g) => {
