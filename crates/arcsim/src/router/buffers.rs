@@ -70,12 +70,11 @@ impl OutVc {
     /// Credits available at cycle `now`.
     #[inline]
     pub fn credits(&self, now: u64) -> u32 {
-        let now = now as u32;
-        let ramp = if now >= self.drain_start {
-            (now - self.drain_start + 1).min(self.drain_len as u32)
-        } else {
-            0
-        };
+        // (now + 1 - drain_start) clamped to 0..=drain_len, without a branch: 0 before the
+        // ramp starts (times fit in u32 with room for the + 1: validated).
+        let ramp = (now as u32 + 1)
+            .saturating_sub(self.drain_start)
+            .min(self.drain_len as u32);
         (self.settled + ramp as i32) as u32
     }
 

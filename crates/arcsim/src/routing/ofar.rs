@@ -531,8 +531,7 @@ impl Routing for OfarRouting {
             return;
         }
         // The minimal output is unavailable: look for a non-minimal one.
-        let q_min = self.occupancy(ctx, min_port, lo, hi);
-        let th = self.threshold * q_min;
+        let q_min = |ctx: &RouteCtx| self.occupancy(ctx, min_port, lo, hi);
         let (cg, sg, dg) = (
             df.group_of(cur),
             df.group_of(df.router_of_node(pkt.src as usize)),
@@ -557,7 +556,7 @@ impl Routing for OfarRouting {
                 (gp0..gp0 + df.h, TAG_GLOBAL_MIS)
             } else if self.mml_local_hop
                 && !local_done_here
-                && q_min >= self.mml_min_occupancy
+                && q_min(ctx) >= self.mml_min_occupancy
                 && (self.mml_from_escape || flags & IN_ESCAPE == 0)
             {
                 (df.first_local_port()..gp0, TAG_MML_LOCAL)
@@ -569,18 +568,26 @@ impl Routing for OfarRouting {
         } else {
             (0..0, TAG_MIN)
         };
-        // Eligible outputs: available, not the minimal one, and occupancy within the threshold.
+        // Eligible outputs: available, not the minimal one, and occupancy within the threshold
+        // (Q_min read only when there is a port to compare: most calls look at none).
+        let th = if ports.is_empty() {
+            0.0
+        } else {
+            self.threshold * q_min(ctx)
+        };
         if let Some(p) = self.random_other_port(ctx, ports, min_port, |ctx, p| {
             let (plo, phi) = self.canonical(p);
-            ctx.can_take(
-                p,
-                plo as usize,
-                phi as usize,
-                len + reserve_for(p >= gp0) as u32,
-            ) && {
-                let q = self.occupancy(ctx, p, plo, phi);
-                q < th || (self.inclusive && q <= th)
+            let need = len + reserve_for(p >= gp0) as u32;
+            if !ctx.output_idle(p) {
+                return false;
             }
+            let (room, q) = if self.port_occupancy {
+                let room = ctx.has_room(p, plo as usize, phi as usize, need);
+                (room, self.occupancy(ctx, p, plo, phi))
+            } else {
+                ctx.room_and_occupancy(p, plo as usize, phi as usize, need)
+            };
+            room && (q < th || (self.inclusive && q <= th))
         }) {
             out.push(self.nonminimal(p, tag, reserve_for(p >= gp0)));
             return;
