@@ -668,6 +668,106 @@ fn bad_specs_fail_with_a_message() {
     assert_clean_failure(&out, "unknown scale", &["--scale huge", "one"]);
 }
 
+/// A burst figure's `long-paths` claims read the panels' hop histograms: the share of
+/// packets with paths of N hops or more, as hops.csv has it. MIN's paths are at most 3
+/// router hops long, VAL's up to 5 under ADVG+1.
+#[test]
+fn long_paths_claims_read_the_hop_histogram() {
+    let dir = temp_dir("long-paths");
+    write(&dir, "base.toml", BASE);
+    let spec = r#"
+title = "tiny bursts"
+kind = "burst"
+config = "base.toml"
+baseline = "VAL"
+set = ["traffic.burst_packets=20", "simulation.repetitions=1", "traffic.pattern=adv-global", "traffic.offset=1"]
+
+[[curve]]
+label = "MIN"
+set = ["routing.algorithm=min"]
+
+[[curve]]
+label = "VAL"
+set = ["routing.algorithm=val"]
+
+[[claim]]
+paper = "MIN: no path of 4 hops"
+curve = "MIN"
+metric = "long-paths"
+hops = 4
+at_most = 0.0
+
+[[claim]]
+paper = "VAL: a tenth of the paths 4 hops or more"
+curve = "VAL"
+metric = "long-paths"
+hops = 4
+at_least = 0.1
+
+[[claim]]
+paper = "VAL: every path 5 hops or more"
+curve = "VAL"
+metric = "long-paths"
+hops = 5
+near = 1.0
+"#;
+    write(&dir, "fig.toml", spec);
+    let out = arcsim(&dir, &["figure", "fig.toml", "--out", "o"]);
+    assert_success(&out, "burst figure with long-paths claims");
+    let hops = rows(&dir.join("o/all/hops.csv"));
+    let share = |curve: &str, n: u64| -> f64 {
+        let mine: Vec<_> = hops.iter().filter(|r| &r[0] == curve).collect();
+        let count = |keep: &dyn Fn(u64) -> bool| -> u64 {
+            mine.iter()
+                .filter(|r| keep(r[1].trim_end_matches('+').parse().unwrap()))
+                .map(|r| r[2].parse::<u64>().unwrap())
+                .sum()
+        };
+        count(&|h| h >= n) as f64 / count(&|_| true) as f64
+    };
+    let (val4, val5) = (share("VAL", 4), share("VAL", 5));
+    assert_eq!(share("MIN", 4), 0.0);
+    assert!(val4 > 0.1 && val5 > 0.0 && val5 < 0.9, "{val4} {val5}");
+    let claims = rows(&dir.join("o/claims.csv"));
+    let verdicts: Vec<&str> = claims.iter().map(|r| &r[4]).collect();
+    assert_eq!(verdicts, ["holds", "holds", "differs"]);
+    for (row, expected) in claims.iter().zip([0.0, val4, val5]) {
+        let v: f64 = row[5].parse().unwrap();
+        assert!(
+            (v - expected).abs() <= 1e-3 * expected,
+            "{row:?}: {expected}"
+        );
+    }
+    assert!(std::fs::read_to_string(dir.join("o/summary.txt"))
+        .unwrap()
+        .contains("share of packets with paths of 4 hops or more of VAL"));
+    let bad = [
+        ("hops = 4\nat_most", "at_most", "needs hops = N"),
+        (
+            "hops = 4\nat_most",
+            "hops = 0\nat_most",
+            "hops = 0 must be in 1..=63",
+        ),
+        (
+            "hops = 4\nat_most",
+            "hops = 64\nat_most",
+            "hops = 64 must be in 1..=63",
+        ),
+        (
+            "metric = \"long-paths\"\nhops = 4\nat_most",
+            "metric = \"max-hops\"\nhops = 4\nat_most",
+            "hops applies to the metric long-paths only",
+        ),
+    ];
+    for (from, to, needle) in bad {
+        assert!(spec.contains(from), "{from}");
+        write(&dir, "bad.toml", &spec.replacen(from, to, 1));
+        let out = arcsim(&dir, &["figure", "bad.toml", "--out", "never"]);
+        assert_clean_failure(&out, needle, &[needle, "claim"]);
+        assert!(!dir.join("never").exists(), "{needle}: output written");
+    }
+}
+
 /// Claims on SWEEP's tiny network (p = 2, a = 4, h = 2; loads 0.1 and 0.3): one that holds,
 /// one that differs, and two that cannot be checked here.
 const CLAIMS: &str = r#"

@@ -11,6 +11,7 @@
 
 use super::spec::{Kind, Plan};
 use anyhow::{bail, Context, Result};
+use arcsim::stats::HOP_BUCKETS;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -55,6 +56,10 @@ pub struct Claim {
     /// The highest or the lowest of every curve of the panel.
     #[serde(default)]
     pub best: Option<Best>,
+    /// The path length of `long-paths`: the share of packets whose path is this many hops or
+    /// longer.
+    #[serde(default)]
+    pub hops: Option<u32>,
     /// Checked only on a network with this many global links per router (the paper's
     /// numbers that hold for its network alone, e.g. "about 0.36" at h = 6).
     #[serde(default)]
@@ -86,6 +91,10 @@ pub enum Metric {
     MaxHops,
     /// Bursts: the mean path length (hops) in the panel.
     MeanHops,
+    /// Bursts: the share of the packets (0 to 1) whose path (escape hops included) is
+    /// `hops` hops or longer, from the panel's hop histogram: the tail the paper bounds
+    /// ("more than 99.99% of the packets need less than 30 hops").
+    LongPaths,
     /// Transients: how much the mean latency of the windows after the traffic change exceeds
     /// that of the windows before it, as a fraction of the latter.
     ChangeRise,
@@ -110,7 +119,11 @@ impl Metric {
             Metric::Peak | Metric::Accepted | Metric::Latency | Metric::Knee | Metric::Fall => {
                 Kind::Sweep
             }
-            Metric::Time | Metric::MeanTime | Metric::MaxHops | Metric::MeanHops => Kind::Burst,
+            Metric::Time
+            | Metric::MeanTime
+            | Metric::MaxHops
+            | Metric::MeanHops
+            | Metric::LongPaths => Kind::Burst,
             Metric::ChangeRise | Metric::MisrouteDip | Metric::ThroughputFall => Kind::Transient,
             Metric::GroupRatio => Kind::Injection,
         }
@@ -128,6 +141,7 @@ impl Metric {
             Metric::MeanTime => "mean-time",
             Metric::MaxHops => "max-hops",
             Metric::MeanHops => "mean-hops",
+            Metric::LongPaths => "long-paths",
             Metric::ChangeRise => "change-rise",
             Metric::MisrouteDip => "misroute-dip",
             Metric::ThroughputFall => "throughput-fall",
@@ -135,7 +149,7 @@ impl Metric {
         }
     }
 
-    fn describe(self, load: Option<f64>) -> String {
+    fn describe(self, load: Option<f64>, hops: Option<u32>) -> String {
         let at = load.map(|l| format!(" at load {l}")).unwrap_or_default();
         match self {
             Metric::Peak => "peak accepted load".into(),
@@ -154,6 +168,10 @@ impl Metric {
             Metric::Fall => "fall from the peak at the highest load".into(),
             Metric::MaxHops => "longest path".into(),
             Metric::MeanHops => "mean path length".into(),
+            Metric::LongPaths => format!(
+                "share of packets with paths of {} hops or more",
+                hops.unwrap_or(0)
+            ),
             Metric::ChangeRise => "latency rise after the change".into(),
             Metric::MisrouteDip => "dip of the misrouted share after the change".into(),
             Metric::ThroughputFall => "fall of the accepted load from its best window".into(),
@@ -168,6 +186,8 @@ impl Metric {
             Metric::Knee if x.is_infinite() => "none (it never rises)".into(),
             _ if x.is_infinite() => "not consumed".into(),
             Metric::MaxHops => format!("{x:.0}"),
+            // A tail share, often parts per million.
+            Metric::LongPaths if x != 0.0 && x.abs() < 1e-3 => format!("{x:.3e}"),
             _ if x.abs() >= 100.0 => format!("{x:.1}"),
             _ => format!("{x:.4}"),
         }
@@ -293,7 +313,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         };
         if c.metric.kind() != spec.kind {
             bail!(
-                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio)",
+                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops, long-paths; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio)",
                 what(),
                 c.metric.name(),
                 kind_name(c.metric.kind()),
@@ -341,6 +361,19 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
                 what()
             ),
             (_, None) => {}
+        }
+        match (c.metric, c.hops) {
+            (Metric::LongPaths, None) => bail!(
+                "{}: metric long-paths needs hops = N (the share of packets with paths of N hops or more)",
+                what()
+            ),
+            (Metric::LongPaths, Some(n)) if n == 0 || n as usize >= HOP_BUCKETS => bail!(
+                "{}: hops = {n} must be in 1..={}: the hop histogram's last bucket holds every longer path",
+                what(),
+                HOP_BUCKETS - 1
+            ),
+            (Metric::LongPaths, Some(_)) | (_, None) => {}
+            (_, Some(_)) => bail!("{}: hops applies to the metric long-paths only", what()),
         }
         let tests = c.tests().len();
         if tests != 1 {
@@ -409,6 +442,9 @@ pub(super) struct Tables {
     /// Bursts: (panel, curve) -> (relative time, longest path, mean path); infinite if not
     /// consumed.
     burst: BTreeMap<(String, String), (f64, f64, f64)>,
+    /// Bursts: (panel, curve) -> packets per path length (hops); the last bucket holds every
+    /// longer path.
+    hops: BTreeMap<(String, String), Vec<(u32, u64)>>,
     /// Transients: (panel, curve) -> (cycle, latency, misrouted share) per window.
     series: BTreeMap<(String, String), Vec<Point>>,
     /// Transients: (panel, curve) -> (cycle, accepted load) per window, warm-up included.
@@ -437,6 +473,14 @@ struct InjectedRow {
     curve: String,
     group: u64,
     injected: f64,
+}
+
+#[derive(Deserialize)]
+struct HopRow {
+    curve: String,
+    /// A path length, or the last bucket written "63+".
+    hops: String,
+    packets: u64,
 }
 
 #[derive(Deserialize)]
@@ -502,6 +546,28 @@ impl Tables {
                 });
             }
             Kind::Burst => {
+                if plan
+                    .spec
+                    .claim
+                    .iter()
+                    .any(|c| c.metric == Metric::LongPaths)
+                {
+                    let rows = per_panel::<HopRow>(plan, out, "hops.csv")?;
+                    let mut hops = BTreeMap::new();
+                    for (panel, r) in rows {
+                        let n = r
+                            .hops
+                            .trim_end_matches('+')
+                            .parse::<u32>()
+                            .with_context(|| {
+                                format!("{panel}/hops.csv: '{}' is not a path length", r.hops)
+                            })?;
+                        hops.entry((panel, r.curve))
+                            .or_insert_with(Vec::new)
+                            .push((n, r.packets));
+                    }
+                    t.hops = hops;
+                }
                 for row in read_rows::<BurstRow>(&out.join("bursts.csv"))? {
                     // An empty cell: the burst was not consumed.
                     t.burst.insert(
@@ -586,6 +652,20 @@ impl Tables {
             Metric::Time => Ok(burst(p)?.0),
             Metric::MaxHops => Ok(burst(p)?.1),
             Metric::MeanHops => Ok(burst(p)?.2),
+            Metric::LongPaths => {
+                let hist = self
+                    .hops
+                    .get(&key(p))
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| format!("{curve} has no hop histogram in panel {p}"))?;
+                let n = c.hops.unwrap_or(0);
+                let total: u64 = hist.iter().map(|x| x.1).sum();
+                let long: u64 = hist.iter().filter(|x| x.0 >= n).map(|x| x.1).sum();
+                if total == 0 {
+                    return Err(format!("{curve} delivered no packets in panel {p}"));
+                }
+                Ok(long as f64 / total as f64)
+            }
             Metric::MeanTime => {
                 let v: Vec<f64> = plan
                     .panels
@@ -743,7 +823,12 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, info: &PanelInfo) -> Out
         Err(e) => return not_checked(e),
     };
     let num = |x: f64| c.metric.show(x);
-    let what = format!("{} of {}: {}", c.metric.describe(c.load), c.curve, num(v));
+    let what = format!(
+        "{} of {}: {}",
+        c.metric.describe(c.load, c.hops),
+        c.curve,
+        num(v)
+    );
     let others = |names: &[String]| -> std::result::Result<Vec<(String, f64)>, String> {
         names
             .iter()
@@ -864,7 +949,7 @@ pub(super) fn write(
             paper,
             panel.unwrap_or("all panels").to_string(),
             c.curve.clone(),
-            c.metric.describe(c.load),
+            c.metric.describe(c.load, c.hops),
             o.verdict.word().to_string(),
             o.value.map_or(String::new(), |v| format!("{v}")),
             o.detail,
