@@ -14,9 +14,18 @@
 //! prefetches what it will need a few steps ahead (event targets down the current bucket, the
 //! records of the next routers to be allocated, the injection ports of the next nodes to
 //! generate), so that many misses are in flight at once ([`crate::prefetch`]).
+//!
+//! This file builds a simulation and runs its cycle loop; the parts of a cycle live beside it:
+//! `movement` (grants, head arrivals, credit returns), `generation` (when nodes create
+//! packets, bursts, the traffic change), `pipeline` (the allocation pass and its prefetching;
+//! the allocator itself is [`crate::router::allocator`]), [`events`] (the timing wheel),
+//! [`packet`] (packet records), `result` (the measurements) and `watchdog` (deadlock reports).
 
 pub mod events;
+mod generation;
+mod movement;
 pub mod packet;
+mod pipeline;
 mod result;
 mod watchdog;
 
@@ -32,8 +41,8 @@ use crate::stats::{Collector, RunResult};
 use crate::topology::{Dragonfly, Network, PortClass, Topology};
 use crate::traffic::calendar::Calendar;
 use crate::traffic::{Injection, Pattern, Workload};
-use events::{Event, Packed, TimeWheel};
-use packet::{Packet, PacketPool, NO_TIME};
+use events::TimeWheel;
+use packet::{PacketPool, NO_TIME};
 use std::time::Instant;
 
 /// No burst packet waiting for its injection VC (`Simulation::pending_dst`).
@@ -79,43 +88,6 @@ impl Audit {
         self.duplicates == 0
             && self.generated == self.delivered + self.in_buffers + self.on_links
             && self.live == self.in_buffers + self.on_links
-    }
-}
-
-/// Head slots found by the second stage of the router prefetch, kept for the third: a row
-/// per router in flight, reused round-robin (stage two runs two routers ahead of the
-/// allocation, stage three one).
-#[derive(Clone, Copy)]
-struct HeadRow {
-    len: u8,
-    slots: [u32; 32],
-}
-
-#[derive(Clone, Copy)]
-struct HeadSlots {
-    rows: [HeadRow; 4],
-}
-
-impl Default for HeadSlots {
-    fn default() -> Self {
-        HeadSlots {
-            rows: [HeadRow {
-                len: 0,
-                slots: [0; 32],
-            }; 4],
-        }
-    }
-}
-
-impl HeadSlots {
-    #[inline(always)]
-    fn row(&mut self, j: usize) -> &mut HeadRow {
-        &mut self.rows[j % 4]
-    }
-    #[inline(always)]
-    fn get(&self, j: usize) -> &[u32] {
-        let row = &self.rows[j % 4];
-        &row.slots[..row.len as usize]
     }
 }
 
@@ -512,191 +484,6 @@ impl<R: Routing> Simulation<R> {
         }
     }
 
-    fn start(&mut self) {
-        match self.injection {
-            Injection::Bernoulli { load } => self.schedule_all_generation(load),
-            Injection::Burst { packets, paced } => {
-                self.burst_total = packets * self.net.num_terminals() as u64;
-                self.burst_done = vec![0; self.net.num_routers()];
-                self.burst_left.fill(packets);
-                match paced {
-                    Some(load) => self.schedule_all_generation(load),
-                    None => {
-                        for n in 0..self.net.num_terminals() {
-                            while self.burst_left[n] > 0 && self.try_generate(n) {
-                                self.burst_left[n] -= 1;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// (Re)draw every node's next generation time from `now` (the process is memoryless, so
-    /// redrawing at a load change is exact).
-    fn schedule_all_generation(&mut self, load: f64) {
-        self.calendar.clear();
-        let prob = load / self.pkt_len as f64;
-        for n in 0..self.net.num_terminals() {
-            let t = self.now + self.rng.geometric(prob) - 1;
-            self.calendar.schedule(self.now, t, n as u32);
-        }
-    }
-
-    /// Whether the burst's packets are generated at a load (traffic.burst_generation).
-    #[inline]
-    fn paced_burst(&self) -> bool {
-        matches!(self.injection, Injection::Burst { paced: Some(_), .. })
-    }
-
-    /// Whether a packet's injection VC is fixed by its destination (router.injection_vc).
-    #[inline]
-    fn inj_by_dst(&self) -> bool {
-        !self.pending_dst.is_empty()
-    }
-
-    /// Create a packet at node `n` if its injection queue has room.
-    fn try_generate(&mut self, n: usize) -> bool {
-        let (r, pt) = self.net.attach[n];
-        let p = self.ports[self.gport(r, pt as usize)];
-        let (vc, dst) = if self.inj_by_dst() {
-            let dst = match self.pending_dst[n] {
-                NO_DST => self.pattern.destination(n, &mut self.rng),
-                d => d as usize,
-            };
-            let nodes = self.net.num_terminals();
-            let vc = p.vc_base + (dst * p.vc_count as usize / nodes) as u32;
-            let f = &self.vcs[vc as usize].fifo;
-            if f.len == f.cap {
-                self.refused += 1;
-                // A Bernoulli packet is dropped (FOGSim does not generate one); a burst's
-                // waits for its VC.
-                self.pending_dst[n] = if self.burst_total > 0 {
-                    dst as u32
-                } else {
-                    NO_DST
-                };
-                return false;
-            }
-            self.pending_dst[n] = NO_DST;
-            (vc, dst)
-        } else {
-            // The injection VC with the most free slots.
-            let mut best = None;
-            let mut best_free = 0;
-            for v in p.vc_base..p.vc_base + p.vc_count as u32 {
-                let f = &self.vcs[v as usize].fifo;
-                let free = f.cap - f.len;
-                if free > best_free {
-                    best_free = free;
-                    best = Some(v);
-                }
-            }
-            let Some(vc) = best else {
-                self.refused += 1;
-                return false;
-            };
-            (vc, self.pattern.destination(n, &mut self.rng))
-        };
-        let (dst_router, dst_port) = self.net.attach[dst];
-        // Times fit in u32 (simulation.max_cycles and the windows are validated).
-        let id = self.pool.alloc(Packet::new(
-            n as u32,
-            dst_router,
-            dst_port as u8,
-            self.now as u32,
-            self.pkt_len,
-        ));
-        self.enqueue(vc, id, r as usize, pt as usize);
-        self.generated += 1;
-        self.collector.on_generate(self.now);
-        true
-    }
-
-    #[inline]
-    fn enqueue(&mut self, vc: u32, id: u32, r: usize, local: usize) {
-        let v = &mut self.vcs[vc as usize];
-        // A packet queued behind another leaves the head, and so the input's sleep, as it was.
-        let new_head = v.fifo.len == 0;
-        let ok = self.slots.push(&mut v.fifo, id);
-        debug_assert!(ok, "credit protocol violated: buffer overflow");
-        let p = &mut self.ports[self.net.port_base[r] as usize + local];
-        p.vc_mask |= 1u16 << (vc - p.vc_base);
-        self.nonempty[r] |= 1u64 << local;
-        if new_head {
-            self.awake[r] |= 1u64 << local;
-        }
-        self.active[r / 64] |= 1u64 << (r % 64);
-    }
-
-    fn process_events(&mut self) {
-        let mut bucket = std::mem::take(&mut self.scratch);
-        self.wheel.take(self.now, &mut bucket);
-        // One loop per kind (see `TimeWheel`). The scattered ones prefetch in two stages:
-        // the records named in the event first, then the FIFO slot and port record they
-        // point to.
-        const AHEAD: usize = 12;
-        const SLOT_AHEAD: usize = 4;
-        let arrivals = &bucket[events::HEAD as usize];
-        for (k, ev) in arrivals.iter().enumerate() {
-            if let Some(&next) = arrivals.get(k + AHEAD) {
-                self.prefetch_vc_event(next);
-                // Read by the allocator later in this cycle.
-                crate::prefetch::prefetch(self.pool.get(next.data()));
-            }
-            if let Some(&near) = arrivals.get(k + SLOT_AHEAD) {
-                let vc = near.word();
-                let (router, port) = self.vc_owner(vc);
-                crate::prefetch::prefetch(&self.ports[self.gport(router, port)]);
-                self.slots.prefetch_tail(&self.vcs[vc as usize].fifo);
-            }
-            let (vc, pkt) = (ev.word(), ev.data());
-            let (router, port) = self.vc_owner(vc);
-            self.enqueue(vc, pkt, router as usize, port);
-        }
-        let credits = &bucket[events::CREDIT as usize];
-        for (k, ev) in credits.iter().enumerate() {
-            if let Some(&next) = credits.get(k + AHEAD) {
-                self.prefetch_vc_event(next);
-            }
-            if let Some(&near) = credits.get(k + SLOT_AHEAD) {
-                let (router, port) = self.vc_owner(near.word());
-                crate::prefetch::prefetch(&self.ports[self.gport(router, port)]);
-            }
-            let (vc, len) = (ev.word(), ev.data());
-            let credit = &mut self.vcs[vc as usize].credit;
-            if self.credit_per_packet {
-                credit.refund(len);
-            } else {
-                credit.start_drain(self.now, len);
-            }
-            // Wake heads sleeping on this output's credits.
-            let (router, port) = self.vc_owner(vc);
-            let gp = self.gport(router, port);
-            let p = &mut self.ports[gp];
-            p.credit_epoch = p.credit_epoch.wrapping_add(1);
-            let bit = 1u64 << port;
-            if self.watched[router as usize] & bit != 0 {
-                self.watched[router as usize] &= !bit;
-                self.awake[router as usize] |= self.watchers[gp];
-                self.watchers[gp] = 0;
-            }
-        }
-        // Input-free and wake events name `router << 6 | port` and touch only the small
-        // per-router masks.
-        for ev in &bucket[events::FREE as usize] {
-            let (router, port) = events::split_home(ev.word());
-            self.free_inputs[router as usize] |= 1u64 << port;
-            self.awake[router as usize] |= 1u64 << port;
-        }
-        for ev in &bucket[events::WAKE as usize] {
-            let (router, port) = events::split_home(ev.word());
-            self.awake[router as usize] |= 1u64 << port;
-        }
-        self.scratch = bucket;
-    }
-
     /// Global index of local port `port` of `router`.
     #[inline(always)]
     pub(crate) fn gport(&self, router: u32, port: usize) -> usize {
@@ -707,294 +494,6 @@ impl<R: Routing> Simulation<R> {
     #[inline(always)]
     pub(crate) fn vc_owner(&self, vc: u32) -> (u32, usize) {
         events::split_home(self.vc_home[vc as usize])
-    }
-
-    /// One stage of the prefetch for an injection at node `n`: 0 its port, 1 the port's VCs,
-    /// 2 their tail slots.
-    #[inline(always)]
-    fn prefetch_injection(&self, n: usize, stage: usize) {
-        let (r, pt) = self.net.attach[n];
-        let p = &self.ports[self.gport(r, pt as usize)];
-        if stage == 0 {
-            crate::prefetch::prefetch(p);
-            return;
-        }
-        let vcs = &self.vcs[p.vc_base as usize..p.vc_base as usize + p.vc_count as usize];
-        for v in vcs {
-            if stage == 1 {
-                crate::prefetch::prefetch(v);
-            } else {
-                self.slots.prefetch_tail(&v.fifo);
-            }
-        }
-    }
-
-    /// Start loading the records a head arrival or credit return further down its list will
-    /// touch: its VC and that VC's home entry.
-    #[inline(always)]
-    fn prefetch_vc_event(&self, ev: Packed) {
-        crate::prefetch::prefetch(&self.vcs[ev.word() as usize]);
-        crate::prefetch::prefetch(&self.vc_home[ev.word() as usize]);
-    }
-
-    #[inline(never)]
-    fn generate(&mut self) {
-        let (load, burst) = match self.injection {
-            Injection::Bernoulli { load } => (load, false),
-            Injection::Burst {
-                paced: Some(load), ..
-            } => (load, true),
-            Injection::Burst { paced: None, .. } => return,
-        };
-        let gaps = crate::rng::Geometric::new(load / self.pkt_len as f64);
-        let mut due = std::mem::take(&mut self.due);
-        self.calendar.take(self.now, &mut due);
-        for (k, &n) in due.iter().enumerate() {
-            // Three-stage prefetch: the injection port, its VCs, their tail slots.
-            for (stage, d) in [12, 6, 3].into_iter().enumerate() {
-                if let Some(&m) = due.get(k + d) {
-                    self.prefetch_injection(m as usize, stage);
-                }
-            }
-            if burst {
-                // A paced burst: a refused packet keeps its destination and waits for the
-                // next draw (memoryless, so as if drawn once its VC has room); a node that
-                // has generated its whole burst leaves the calendar.
-                let node = n as usize;
-                if self.try_generate(node) {
-                    self.burst_left[node] -= 1;
-                    if self.burst_left[node] == 0 {
-                        continue;
-                    }
-                }
-            } else {
-                self.try_generate(n as usize);
-            }
-            let next = self.now + gaps.sample(&mut self.rng);
-            self.calendar.schedule(self.now, next, n);
-        }
-        self.due = due;
-    }
-
-    fn apply_change(&mut self) {
-        if let Some((at, _, _)) = &self.change {
-            if *at == self.now {
-                let (_, pattern, injection) = self.change.take().expect("checked");
-                self.pattern = pattern;
-                self.injection = injection;
-                if let Injection::Bernoulli { load } = self.injection {
-                    self.schedule_all_generation(load);
-                }
-            }
-        }
-    }
-
-    fn allocate_all(&mut self) {
-        // Allocating a router changes no other router's inputs (grants only schedule future
-        // events), so the list of routers to visit is known up front and the records of the
-        // next few can be requested while the current one is allocated (see `prefetch`).
-        let mut list = std::mem::take(&mut self.active_list);
-        list.clear();
-        for w in 0..self.active.len() {
-            let mut bits = self.active[w];
-            while bits != 0 {
-                let b = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let r = w * 64 + b;
-                if self.nonempty[r] == 0 {
-                    self.active[w] &= !(1u64 << b);
-                } else if self.nonempty[r] & self.free_inputs[r] & self.awake[r] != 0 {
-                    // Only routers with an input to evaluate are visited (and prefetched).
-                    list.push(r as u32);
-                }
-            }
-        }
-        // How many routers ahead each prefetch stage runs (tuned with `arcsim bench`): the
-        // ports and VCs three routers ahead, the head slots two ahead, the head packets one.
-        // The slot stage records the slots it found, so that the packet stage reads them
-        // back from a short list instead of walking the input and VC masks again.
-        let mut heads = HeadSlots::default();
-        for j in 0..list.len() {
-            if let Some(&s) = list.get(j + 3) {
-                self.prefetch_router_records(s as usize);
-            }
-            if let Some(&s) = list.get(j + 2) {
-                self.prefetch_head_slots(s as usize, heads.row(j + 2));
-            }
-            if j + 1 < list.len() {
-                for &slot in heads.get(j + 1) {
-                    crate::prefetch::prefetch(self.pool.get(self.slots.at(slot)));
-                }
-            }
-            let r = list[j] as usize;
-            self.allocate(r);
-            if self.nonempty[r] == 0 {
-                self.active[r / 64] &= !(1u64 << (r % 64));
-            }
-        }
-        self.active_list = list;
-    }
-
-    /// First stage of the software pipeline that loads a router's records before it is
-    /// allocated: every port (the inputs to evaluate and the outputs their heads will ask
-    /// for) and every VC (input FIFOs and the credit views the routing reads), both found
-    /// from `router_vcs` without a load.
-    #[inline(always)]
-    fn prefetch_router_records(&self, r: usize) {
-        let (base, end) = (
-            self.net.port_base[r] as usize,
-            self.net.port_base[r + 1] as usize,
-        );
-        crate::prefetch::prefetch_slice(&self.ports[base..end]);
-        let vcs = self.router_vcs[r] as usize..self.router_vcs[r + 1] as usize;
-        crate::prefetch::prefetch_slice(&self.vcs[vcs]);
-    }
-
-    /// Second stage: the head slots of the inputs to evaluate (their records arrived in the
-    /// first stage), recorded in `row` for the third stage, which loads the head packets.
-    #[inline(always)]
-    fn prefetch_head_slots(&self, r: usize, row: &mut HeadRow) {
-        let base = self.net.port_base[r] as usize;
-        row.len = 0;
-        let mut inputs = self.nonempty[r] & self.free_inputs[r] & self.awake[r];
-        while inputs != 0 {
-            let p = &self.ports[base + inputs.trailing_zeros() as usize];
-            inputs &= inputs - 1;
-            let mut vm = p.vc_mask;
-            while vm != 0 {
-                let fifo = &self.vcs[p.vc_base as usize + vm.trailing_zeros() as usize].fifo;
-                vm &= vm - 1;
-                let slot = self.slots.head_index(fifo);
-                self.slots.prefetch_at(slot);
-                // A hint only: a router with more heads than the row holds loads the rest
-                // on demand.
-                if (row.len as usize) < row.slots.len() {
-                    row.slots[row.len as usize] = slot;
-                    row.len += 1;
-                }
-            }
-        }
-    }
-
-    /// Called by the allocator for every grant.
-    #[inline]
-    pub(crate) fn grant(
-        &mut self,
-        r: usize,
-        in_port: usize,
-        in_vc: usize,
-        cand: &routing::Candidate,
-        out_vc: usize,
-    ) {
-        let now = self.now;
-        let base = self.net.port_base[r] as usize;
-        let (gi, go) = (base + in_port, base + cand.port as usize);
-        let pin = &mut self.ports[gi];
-        let vci = pin.vc_base as usize + in_vc;
-        let v = &mut self.vcs[vci];
-        let id = self.slots.pop(&mut v.fifo);
-        let len = self.pool.get(id).len as u64;
-        v.fifo.wake();
-        if self.vc_inputs {
-            // Only this VC is busy reading the packet; the InputFree event below wakes the
-            // input when it is done.
-            v.fifo.sleep_until = (now + len) as u32;
-        }
-        if self.routing.reads_head_wait() {
-            self.head_since[vci] = NO_TIME; // the next packet of this VC has not asked yet
-        }
-        if v.fifo.len == 0 {
-            pin.vc_mask &= !(1u16 << in_vc);
-            if pin.vc_mask == 0 {
-                self.nonempty[r] &= !(1u64 << in_port);
-            }
-        }
-        let pin = *pin;
-        if !self.vc_inputs {
-            self.free_inputs[r] &= !(1u64 << in_port);
-        }
-        self.wheel.schedule(
-            now,
-            now + len,
-            Event::InputFree {
-                router: r as u32,
-                port: in_port as u8,
-            },
-        );
-        let po = &mut self.ports[go];
-        po.out_busy = (now + len) as u32;
-        po.sent = po.sent.wrapping_add(len as u32);
-        self.last_move = now;
-        if pin.class == PortClass::Terminal {
-            self.pool.get_mut(id).inject_time = now as u32;
-            self.collector.on_inject(now, r);
-            let node = pin.peer_router as usize;
-            // Only bursts refill the injection queue here (Bernoulli runs skip the lookup).
-            if self.burst_total > 0 && !self.paced_burst() {
-                while self.burst_left[node] > 0 && self.try_generate(node) {
-                    self.burst_left[node] -= 1;
-                    // One packet left, one refills its slot; with VCs by destination the slot
-                    // freed may not be the one the next packet needs, so the refill goes on
-                    // until a packet finds its VC full.
-                    if !self.inj_by_dst() {
-                        break;
-                    }
-                }
-            }
-        } else {
-            // Credits for this buffer start flowing back to the upstream output.
-            self.wheel.schedule(
-                now,
-                now + pin.latency as u64,
-                Event::CreditDrain {
-                    vc: pin.peer_vc_base + in_vc as u32,
-                    len: len as u16,
-                    router: pin.peer_router,
-                    port: pin.peer_local,
-                },
-            );
-        }
-        self.routing.commit(self.pool.get_mut(id), r, cand);
-        let pout = self.ports[go];
-        match pout.class {
-            PortClass::Terminal => {
-                let p = *self.pool.get(id);
-                let tail = now + len - 1 + pout.latency as u64;
-                self.collector.on_deliver(tail, &p, r);
-                self.last_tail = self.last_tail.max(tail);
-                if !self.burst_done.is_empty() {
-                    // Burst mode only: no lookup of the source's router otherwise.
-                    let d = &mut self.burst_done[self.net.attach[p.src as usize].0 as usize];
-                    *d = (*d).max(tail + 1);
-                }
-                self.delivered += 1;
-                self.pool.release(id);
-            }
-            class => {
-                self.vcs[pout.vc_base as usize + out_vc]
-                    .credit
-                    .consume(len as u32);
-                let p = self.pool.get_mut(id);
-                p.hops += 1;
-                if cand.kind == routing::HopKind::Escape {
-                    p.escape_hops += 1;
-                }
-                if class == PortClass::Global {
-                    p.global_hops += 1;
-                }
-                self.packet_hops += 1;
-                self.wheel.schedule(
-                    now,
-                    now + pout.latency as u64,
-                    Event::HeadArrival {
-                        pkt: id,
-                        vc: pout.peer_vc_base + out_vc as u32,
-                        router: pout.peer_router,
-                        port: pout.peer_local,
-                    },
-                );
-            }
-        }
     }
 
     fn cycle(&mut self) -> Result<(), SimError> {
@@ -1109,6 +608,7 @@ impl<R: Routing> Simulator for Simulation<R> {
 mod tests {
     use super::*;
     use crate::config::CrossbarInput;
+    use crate::engine::packet::Packet;
 
     /// The embedded default on a 72-node dragonfly (p = 2, a = 4, h = 2).
     fn small_config() -> Config {
