@@ -451,6 +451,18 @@ mod tests {
             let lo = rng.below(vc_count as u64) as usize;
             let hi = lo + rng.below(vc_count as u64) as usize; // may pass the last VC: clamped
             let need = 8 * (1 + rng.below(4) as u32);
+            for v in &vcs {
+                // The ramp by its definition: nothing before it starts, then one credit a
+                // cycle up to its length.
+                let c = &v.credit;
+                let now32 = now as u32;
+                let ramp = if now32 >= c.drain_start {
+                    (now32 - c.drain_start + 1).min(c.drain_len as u32)
+                } else {
+                    0
+                };
+                assert_eq!(c.credits(now), (c.settled + ramp as i32) as u32);
+            }
             let reference = vcs[lo..=hi.min(vc_count - 1)]
                 .iter()
                 .map(|v| v.credit.occupancy(now) as f64 / v.credit.capacity as f64)
