@@ -88,3 +88,16 @@ pub fn warn_unused_keys<'a>(cfgs: impl IntoIterator<Item = &'a Config>, only: Op
         }
     }
 }
+
+/// Print each note of [`arcsim::config::Config::advisories`] that any of `cfgs` raises, once.
+pub fn print_advisories<'a>(cfgs: impl IntoIterator<Item = &'a Config>) {
+    let mut seen: Vec<String> = Vec::new();
+    for cfg in cfgs {
+        for note in cfg.advisories() {
+            if !seen.contains(&note) {
+                eprintln!("arcsim: note: {note}");
+                seen.push(note);
+            }
+        }
+    }
+}

@@ -268,6 +268,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
         }
     }
     crate::load::warn_unused_keys(&jobs, None);
+    crate::load::print_advisories(&jobs);
     // Before the simulations, so that a bad --out does not waste them.
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;

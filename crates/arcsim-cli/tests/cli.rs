@@ -516,6 +516,79 @@ fn keys_no_simulation_reads_are_warned_about() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Plain OFAR with injections competing equally with transit packets is valid but congests
+/// past saturation: `run` and `sweep` say so once, and say nothing when transit packets go
+/// first, when BCM is on, or for other routings.
+#[test]
+fn plain_ofar_with_equal_injection_priority_gets_a_note() {
+    let dir = temp_dir("cli-advisory");
+    let note = "note: plain OFAR (routing.congestion = \"none\") with router.injection_priority = \"equal\" congests past saturation";
+    let run = |extra: &[&str], name: &str| -> String {
+        let mut args = vec!["run"];
+        args.extend_from_slice(&SMALL);
+        args.extend_from_slice(&[
+            "--set",
+            "simulation.warmup_cycles=50",
+            "--set",
+            "simulation.measure_cycles=50",
+            "--out",
+            name,
+        ]);
+        args.extend_from_slice(extra);
+        let out = arcsim(&dir, &args);
+        assert_success(&out, name);
+        text(&out.stderr)
+    };
+    let err = run(&["--set", "routing.algorithm=ofar-l"], "plain");
+    assert_eq!(err.matches(note).count(), 1, "{err}");
+    for (extra, what) in [
+        (
+            &[
+                "--set",
+                "routing.algorithm=ofar",
+                "--set",
+                "router.injection_priority=transit-first",
+            ][..],
+            "transit-first",
+        ),
+        (
+            &[
+                "--set",
+                "routing.algorithm=ofar",
+                "--set",
+                "routing.congestion=bcm",
+            ][..],
+            "bcm",
+        ),
+        (&["--set", "routing.algorithm=val"][..], "val"),
+    ] {
+        let err = run(extra, what);
+        assert!(!err.contains("note:"), "{what}: {err}");
+    }
+    // A sweep prints it once, however many of its simulations it concerns.
+    let mut args = vec!["sweep", "--load", "0.1:0.2:0.1"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&[
+        "--set",
+        "simulation.warmup_cycles=50",
+        "--set",
+        "simulation.measure_cycles=50",
+        "--vary",
+        "routing.algorithm=ofar,ofar-l,min",
+        "--out",
+        "s",
+    ]);
+    let out = arcsim(&dir, &args);
+    assert_success(&out, "sweep");
+    assert_eq!(
+        text(&out.stderr).matches(note).count(),
+        1,
+        "{}",
+        text(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The README's quick start shows what `arcsim run` prints with the embedded default; every
 /// line but `speed` must be what the default run prints today (the README promises that).
 #[test]

@@ -91,6 +91,29 @@ impl Config {
             .map_err(|e| ConfigError::Syntax(format!("serialising the configuration: {e}")))
     }
 
+    /// Valid settings that often surprise: each is a note for the user (what happens, and
+    /// what the paper's experiments set instead), not an error.
+    pub fn advisories(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let ofar = matches!(
+            self.routing.algorithm,
+            RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL
+        );
+        if ofar
+            && self.routing.congestion == CongestionKind::None
+            && self.router.injection_priority == InjectionPriority::Equal
+        {
+            notes.push(
+                "plain OFAR (routing.congestion = \"none\") with router.injection_priority = \"equal\" \
+                 congests past saturation, as in seed 001's Fig. 5 (under ADVG+6 OFAR-L falls to \
+                 about 0.003 at load 0.3); Fig. 6's curves need \"transit-first\" \
+                 (experiments/ofar/base.toml) or routing.congestion = \"bcm\" or \"ecm\""
+                    .to_string(),
+            );
+        }
+        notes
+    }
+
     /// Cross-field validation. Call before building a simulation.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.topology.validate()?;
