@@ -56,12 +56,23 @@ pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Config> {
 
 /// Warn (on stderr) about routing keys set to something other than their default that no
 /// simulation of the command reads, such as `--set routing.rings=["b"]` with MIN. A key that
-/// some of a sweep's or figure's curves read is not reported. With `only`, just the keys these
-/// `--set` overrides name: a figure's base configuration sets the keys of every routing the
-/// figure compares, so only what the user adds on the command line is worth a warning there.
-pub fn warn_unused_keys<'a>(cfgs: impl IntoIterator<Item = &'a Config>, only: Option<&[String]>) {
+/// some of a sweep's or figure's curves read is not reported. Each key a `--set` of `sets`
+/// names gets a warning of its own, with the reason. The others come from a configuration
+/// file, which may set the keys of several routings on purpose (`experiments/ofar/base.toml`
+/// serves every curve of the seed-001 figures): with `file_keys` they are listed together on
+/// one line, without it (`arcsim figure`, whose specs share such a base) not at all.
+pub fn warn_unused_keys<'a>(
+    cfgs: impl IntoIterator<Item = &'a Config>,
+    sets: &[String],
+    file_keys: bool,
+) {
     let mut unused: Option<Vec<(&'static str, String)>> = None;
+    let mut algorithms: Vec<&'static str> = Vec::new();
     for cfg in cfgs {
+        let name = cfg.routing.algorithm.name();
+        if !algorithms.contains(&name) {
+            algorithms.push(name);
+        }
         let here = cfg.routing.unused_keys();
         unused = Some(match unused {
             None => here,
@@ -75,17 +86,35 @@ pub fn warn_unused_keys<'a>(cfgs: impl IntoIterator<Item = &'a Config>, only: Op
         }
     }
     let named = |key: &str| {
-        only.is_none_or(|sets| {
-            sets.iter().any(|s| {
-                let set = s.split('=').next().unwrap_or_default().trim();
-                set == key || set.strip_prefix(key).is_some_and(|r| r.starts_with('.'))
-            })
+        sets.iter().any(|s| {
+            let set = s.split('=').next().unwrap_or_default().trim();
+            set == key || set.strip_prefix(key).is_some_and(|r| r.starts_with('.'))
         })
     };
+    let mut from_file = Vec::new();
     for (key, why) in unused.unwrap_or_default() {
         if named(key) {
             eprintln!("arcsim: warning: {key} is set but has no effect: {why}");
+        } else {
+            from_file.push(key);
         }
+    }
+    if file_keys && !from_file.is_empty() {
+        let (it, them) = if from_file.len() == 1 {
+            ("is", "it")
+        } else {
+            ("are", "them")
+        };
+        eprintln!(
+            "arcsim: warning: {} {it} set by the configuration file but read by no simulation here \
+             (routing.algorithm = {}); a file shared by several routings may set {them} on purpose",
+            from_file.join(", "),
+            algorithms
+                .iter()
+                .map(|a| format!("\"{a}\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
 }
 

@@ -31,7 +31,7 @@ struct RepeatedSummary<'a> {
 
 pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result<()> {
     let mut cfg = load(config, sets)?;
-    crate::load::warn_unused_keys([&cfg], None);
+    crate::load::warn_unused_keys([&cfg], sets, true);
     crate::load::print_advisories([&cfg]);
     // A run always gets a time series so the plot shows warm-up and steady state.
     if cfg.simulation.series_window == 0 {

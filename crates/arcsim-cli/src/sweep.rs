@@ -267,7 +267,9 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
             }
         }
     }
-    crate::load::warn_unused_keys(&jobs, None);
+    // Keys the command line names, by --set or --vary, get warnings of their own.
+    let named: Vec<String> = args.set.iter().chain(&args.vary).cloned().collect();
+    crate::load::warn_unused_keys(&jobs, &named, true);
     crate::load::print_advisories(&jobs);
     // Before the simulations, so that a bad --out does not waste them.
     std::fs::create_dir_all(&args.out)

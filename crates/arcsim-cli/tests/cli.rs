@@ -434,7 +434,8 @@ fn bench_repeats_identically_and_reports_the_median() {
 }
 
 /// A key that no simulation of the command reads is warned about, once, naming the key and
-/// the reason; keys some curve reads, and a figure base's keys, are not.
+/// the reason (a configuration file's such keys together, on one line); keys some curve
+/// reads, and a figure base's keys, are not.
 #[test]
 fn keys_no_simulation_reads_are_warned_about() {
     let dir = temp_dir("cli-unused");
@@ -457,6 +458,29 @@ fn keys_no_simulation_reads_are_warned_about() {
             && err.contains("routing.algorithm = \"min\""),
         "{err}"
     );
+
+    // Keys from a configuration file are listed together, on one line.
+    std::fs::write(
+        dir.join("shared.toml"),
+        "[routing]\nrings = [\"b\"]\npb_factor = 1.5\n",
+    )
+    .unwrap();
+    let mut args = vec!["run", "shared.toml"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&short);
+    args.extend_from_slice(&["--out", "f"]);
+    let out = arcsim(&dir, &args);
+    assert_success(&out, "run with a file's OFAR and PB keys and MIN");
+    let err = text(&out.stderr);
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    assert!(
+        err.contains("warning: routing.pb_factor, routing.rings are set by the configuration file")
+            || err.contains(
+                "warning: routing.rings, routing.pb_factor are set by the configuration file"
+            ),
+        "{err}"
+    );
+    assert!(err.contains("(routing.algorithm = \"min\")"), "{err}");
 
     // A sweep whose curves include OFAR reads routing.ring_direction: no warning. PB's keys
     // are read by no curve.

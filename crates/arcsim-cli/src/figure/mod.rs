@@ -67,7 +67,7 @@ pub struct FigureArgs {
 pub fn figure_command(args: &FigureArgs) -> Result<()> {
     let plan = plan(&args.spec, args.scale.as_deref())?;
     let jobs = jobs(&plan, args.scale.as_deref(), &args.set)?;
-    crate::load::warn_unused_keys(jobs.iter().map(|j| &j.cfg), Some(&args.set));
+    crate::load::warn_unused_keys(jobs.iter().map(|j| &j.cfg), &args.set, false);
     let stem = args
         .spec
         .file_stem()
