@@ -547,17 +547,18 @@ fn keys_no_simulation_reads_are_warned_about() {
 fn plain_ofar_with_equal_injection_priority_gets_a_note() {
     let dir = temp_dir("cli-advisory");
     let note = "note: plain OFAR (routing.congestion = \"none\") with router.injection_priority = \"equal\" congests past saturation";
+    // The network and windows of every command below.
+    let mut small = SMALL.to_vec();
+    small.extend_from_slice(&[
+        "--set",
+        "simulation.warmup_cycles=50",
+        "--set",
+        "simulation.measure_cycles=50",
+    ]);
     let run = |extra: &[&str], name: &str| -> String {
         let mut args = vec!["run"];
-        args.extend_from_slice(&SMALL);
-        args.extend_from_slice(&[
-            "--set",
-            "simulation.warmup_cycles=50",
-            "--set",
-            "simulation.measure_cycles=50",
-            "--out",
-            name,
-        ]);
+        args.extend_from_slice(&small);
+        args.extend_from_slice(&["--out", name]);
         args.extend_from_slice(extra);
         let out = arcsim(&dir, &args);
         assert_success(&out, name);
@@ -591,17 +592,8 @@ fn plain_ofar_with_equal_injection_priority_gets_a_note() {
     }
     // A sweep prints it once, however many of its simulations it concerns.
     let mut args = vec!["sweep", "--load", "0.1:0.2:0.1"];
-    args.extend_from_slice(&SMALL);
-    args.extend_from_slice(&[
-        "--set",
-        "simulation.warmup_cycles=50",
-        "--set",
-        "simulation.measure_cycles=50",
-        "--vary",
-        "routing.algorithm=ofar,ofar-l,min",
-        "--out",
-        "s",
-    ]);
+    args.extend_from_slice(&small);
+    args.extend_from_slice(&["--vary", "routing.algorithm=ofar,ofar-l,min", "--out", "s"]);
     let out = arcsim(&dir, &args);
     assert_success(&out, "sweep");
     assert_eq!(
