@@ -247,6 +247,28 @@ mod tests {
     }
 
     #[test]
+    fn plain_ofar_with_equal_injection_priority_is_the_one_advisory() {
+        let with = |alg: RoutingAlgorithm, cm: CongestionKind, prio: InjectionPriority| {
+            let mut c = Config::default();
+            c.routing.algorithm = alg;
+            c.routing.congestion = cm;
+            c.router.injection_priority = prio;
+            c.advisories().len()
+        };
+        use CongestionKind as C;
+        use InjectionPriority as P;
+        use RoutingAlgorithm as A;
+        assert_eq!(with(A::Ofar, C::None, P::Equal), 1);
+        assert_eq!(with(A::OfarL, C::None, P::Equal), 1);
+        assert_eq!(with(A::Ofar, C::None, P::TransitFirst), 0);
+        assert_eq!(with(A::Ofar, C::Bcm, P::Equal), 0);
+        assert_eq!(with(A::Ofar, C::Ecm, P::Equal), 0);
+        assert_eq!(with(A::Min, C::None, P::Equal), 0);
+        assert_eq!(with(A::Pb, C::None, P::Equal), 0);
+        assert!(Config::default().advisories().is_empty());
+    }
+
+    #[test]
     fn round_trips_through_toml() {
         let c = Config::embedded_default();
         assert_eq!(
