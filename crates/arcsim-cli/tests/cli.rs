@@ -541,8 +541,9 @@ fn keys_no_simulation_reads_are_warned_about() {
 }
 
 /// Plain OFAR with injections competing equally with transit packets is valid but congests
-/// past saturation: `run` and `sweep` say so once, and say nothing when transit packets go
-/// first, when BCM is on, or for other routings.
+/// past saturation: `run` and `sweep` say so once; with BCM or ECM they say that those
+/// congest there too on the library's defaults; nothing when transit packets go first, or
+/// for other routings.
 #[test]
 fn plain_ofar_with_equal_injection_priority_gets_a_note() {
     let dir = temp_dir("cli-advisory");
@@ -566,6 +567,23 @@ fn plain_ofar_with_equal_injection_priority_gets_a_note() {
     };
     let err = run(&["--set", "routing.algorithm=ofar-l"], "plain");
     assert_eq!(err.matches(note).count(), 1, "{err}");
+    assert_eq!(err.matches("note:").count(), 1, "{err}");
+    // With BCM or ECM the note is another one: the library's defaults congest there too.
+    let err = run(
+        &[
+            "--set",
+            "routing.algorithm=ofar",
+            "--set",
+            "routing.congestion=bcm",
+        ],
+        "bcm",
+    );
+    assert!(
+        err.contains("note: OFAR with router.injection_priority = \"equal\" and the library's other router defaults can congest past saturation with BCM or ECM too")
+            && !err.contains(note)
+            && err.matches("note:").count() == 1,
+        "{err}"
+    );
     for (extra, what) in [
         (
             &[
@@ -581,9 +599,11 @@ fn plain_ofar_with_equal_injection_priority_gets_a_note() {
                 "--set",
                 "routing.algorithm=ofar",
                 "--set",
-                "routing.congestion=bcm",
+                "routing.congestion=ecm",
+                "--set",
+                "router.injection_priority=transit-first",
             ][..],
-            "bcm",
+            "ecm, transit-first",
         ),
         (&["--set", "routing.algorithm=val"][..], "val"),
     ] {
