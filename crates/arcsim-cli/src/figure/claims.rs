@@ -552,21 +552,22 @@ impl Tables {
                     .iter()
                     .any(|c| c.metric == Metric::LongPaths)
                 {
-                    let rows = per_panel::<HopRow>(plan, out, "hops.csv")?;
-                    let mut hops = BTreeMap::new();
-                    for (panel, r) in rows {
-                        let n = r
-                            .hops
-                            .trim_end_matches('+')
-                            .parse::<u32>()
-                            .with_context(|| {
-                                format!("{panel}/hops.csv: '{}' is not a path length", r.hops)
-                            })?;
-                        hops.entry((panel, r.curve))
-                            .or_insert_with(Vec::new)
-                            .push((n, r.packets));
-                    }
-                    t.hops = hops;
+                    let rows =
+                        per_panel::<HopRow>(plan, out, "hops.csv")?
+                            .into_iter()
+                            .map(|(panel, r)| {
+                                let n = r.hops.trim_end_matches('+').parse::<u32>().with_context(
+                                    || {
+                                        format!(
+                                            "{panel}/hops.csv: '{}' is not a path length",
+                                            r.hops
+                                        )
+                                    },
+                                )?;
+                                Ok((panel, (r.curve, n, r.packets)))
+                            })
+                            .collect::<Result<Vec<_>>>()?;
+                    t.hops = grouped(rows, |(curve, n, packets)| (curve, (n, packets)));
                 }
                 for row in read_rows::<BurstRow>(&out.join("bursts.csv"))? {
                     // An empty cell: the burst was not consumed.

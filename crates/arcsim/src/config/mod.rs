@@ -99,24 +99,20 @@ impl Config {
             self.routing.algorithm,
             RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL
         );
-        let equal = self.router.injection_priority == InjectionPriority::Equal;
-        if ofar && equal && self.routing.congestion == CongestionKind::None {
-            notes.push(
+        if ofar && self.router.injection_priority == InjectionPriority::Equal {
+            notes.push(if self.routing.congestion == CongestionKind::None {
                 "plain OFAR (routing.congestion = \"none\") with router.injection_priority = \"equal\" \
                  congests past saturation, as in seed 001's Fig. 5 (under ADVG+6 OFAR-L falls to \
                  about 0.003 at load 0.3); Fig. 6's curves need \"transit-first\" \
                  (experiments/ofar/base.toml) or routing.congestion = \"bcm\" or \"ecm\""
-                    .to_string(),
-            );
-        } else if ofar && equal {
-            notes.push(
+            } else {
                 "OFAR with router.injection_priority = \"equal\" and the library's other router \
                  defaults can congest past saturation with BCM or ECM too (h = 6: 0.007 accepted \
                  with ring A and BCM under ADVG+6 at load 0.5, 0.011 with the tree and ECM under \
                  UN at 0.8), which seed 001's figures do not show; they come from \
                  experiments/ofar/base.toml (FOGSim's settings where the paper is silent)"
-                    .to_string(),
-            );
+            }
+            .to_string());
         }
         notes
     }

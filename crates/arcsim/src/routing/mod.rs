@@ -232,33 +232,23 @@ impl<'a> RouteCtx<'a> {
     /// through credits: the queue a shortest-queue VC selection would use.
     #[inline]
     pub fn occupancy_fraction(&self, port: usize, lo: usize, hi: usize) -> f64 {
-        // The least occupied VC by exact integer comparison (occ_i * cap_j < occ_j * cap_i),
-        // then one division: the value the minimum of the per-VC quotients would have
-        // (rounding is monotone), without a division per VC on OFAR's hottest path.
-        let (mut bo, mut bk) = (1u64, 1u64);
-        for c in self.credit_views(port, lo, hi) {
-            let (o, k) = (c.occupancy(self.now) as u64, c.capacity.max(1) as u64);
-            if o * bk < bo * k {
-                (bo, bk) = (o, k);
-            }
-        }
-        bo as f64 / bk as f64
+        least_fraction(
+            self.credit_views(port, lo, hi)
+                .map(|c| (c.occupancy(self.now), c.capacity)),
+        )
     }
     /// [`RouteCtx::has_room`] and [`RouteCtx::occupancy_fraction`] of a local or global
     /// output in one pass over its VCs (each VC's credits computed once).
     #[inline(always)]
     pub fn room_and_occupancy(&self, port: usize, lo: usize, hi: usize, need: u32) -> (bool, f64) {
         debug_assert_ne!(self.ports[port].class, PortClass::Terminal);
-        let (mut room, mut bo, mut bk) = (false, 1u64, 1u64);
-        for c in self.credit_views(port, lo, hi) {
+        let mut room = false;
+        let q = least_fraction(self.credit_views(port, lo, hi).map(|c| {
             let credits = c.credits(self.now);
             room |= credits >= need;
-            let (o, k) = (c.capacity as u64 - credits as u64, c.capacity.max(1) as u64);
-            if o * bk < bo * k {
-                (bo, bk) = (o, k);
-            }
-        }
-        (room, bo as f64 / bk as f64)
+            (c.capacity as u32 - credits, c.capacity)
+        }));
+        (room, q)
     }
     /// Occupancy (0..=1) of VCs `lo..=hi` of output `port` taken together: phits held (credit
     /// view) over their total capacity.
@@ -278,6 +268,22 @@ impl<'a> RouteCtx<'a> {
     pub fn class(&self, port: usize) -> PortClass {
         self.ports[port].class
     }
+}
+
+/// The least of `occupied / capacity` over `views` (1 when there are none, or when none is
+/// below 1), found by exact integer comparison (o_i * c_j < o_j * c_i) and then one division:
+/// the value the minimum of the per-VC quotients would have (rounding is monotone), without a
+/// division per VC on OFAR's hottest path.
+#[inline(always)]
+fn least_fraction(views: impl Iterator<Item = (u32, u16)>) -> f64 {
+    let (mut bo, mut bk) = (1u64, 1u64);
+    for (o, k) in views {
+        let (o, k) = (o as u64, k.max(1) as u64);
+        if o * bk < bo * k {
+            (bo, bk) = (o, k);
+        }
+    }
+    bo as f64 / bk as f64
 }
 
 /// A routing algorithm. Implementations are plain data shared by the whole network.
