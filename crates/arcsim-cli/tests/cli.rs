@@ -541,9 +541,9 @@ fn keys_no_simulation_reads_are_warned_about() {
 }
 
 /// Plain OFAR with injections competing equally with transit packets is valid but congests
-/// past saturation: `run` and `sweep` say so once; with BCM or ECM they say that those
-/// congest there too on the library's defaults; nothing when transit packets go first, or
-/// for other routings.
+/// past saturation: `run` and `sweep` say so once; with BCM or ECM they say so only with the
+/// paper's literal misrouting rules, which congest there too; nothing when transit packets go
+/// first (the default), or for other routings.
 #[test]
 fn plain_ofar_with_equal_injection_priority_gets_a_note() {
     let dir = temp_dir("cli-advisory");
@@ -555,6 +555,8 @@ fn plain_ofar_with_equal_injection_priority_gets_a_note() {
         "simulation.warmup_cycles=50",
         "--set",
         "simulation.measure_cycles=50",
+        "--set",
+        "router.injection_priority=equal",
     ]);
     let run = |extra: &[&str], name: &str| -> String {
         let mut args = vec!["run"];
@@ -568,18 +570,25 @@ fn plain_ofar_with_equal_injection_priority_gets_a_note() {
     let err = run(&["--set", "routing.algorithm=ofar-l"], "plain");
     assert_eq!(err.matches(note).count(), 1, "{err}");
     assert_eq!(err.matches("note:").count(), 1, "{err}");
-    // With BCM or ECM the note is another one: the library's defaults congest there too.
-    let err = run(
-        &[
-            "--set",
-            "routing.algorithm=ofar",
-            "--set",
-            "routing.congestion=bcm",
-        ],
-        "bcm",
-    );
+    // With BCM or ECM: no note on the default (FOGSim's) misrouting rules, another one with
+    // the paper's literal rules, which congest there too.
+    let bcm = [
+        "--set",
+        "routing.algorithm=ofar",
+        "--set",
+        "routing.congestion=bcm",
+    ];
+    let err = run(&bcm, "bcm");
+    assert!(!err.contains("note:"), "{err}");
+    let literal = [
+        "--set",
+        "routing.misroute_trigger=unavailable",
+        "--set",
+        "routing.misroute_congested_global=false",
+    ];
+    let err = run(&[&bcm[..], &literal[..]].concat(), "bcm-literal");
     assert!(
-        err.contains("note: OFAR with router.injection_priority = \"equal\" and the library's other router defaults can congest past saturation with BCM or ECM too")
+        err.contains("note: OFAR with BCM or ECM congests past saturation with router.injection_priority = \"equal\", routing.misroute_trigger = \"unavailable\" and no routing.misroute_congested_global together")
             && !err.contains(note)
             && err.matches("note:").count() == 1,
         "{err}"

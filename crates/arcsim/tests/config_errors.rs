@@ -738,7 +738,7 @@ fn range_errors_say_what_was_given() {
         check_sets(&[
             "routing.algorithm=ofar",
             "routing.escape=none",
-            "routing.mml_from_escape=false",
+            "routing.mml_from_escape=true",
         ]),
         "routing.mml_from_escape",
         &["escape = \"none\"", "drop mml_from_escape"],
@@ -863,19 +863,18 @@ fn keys_the_routing_does_not_read_are_listed() {
         ["routing.tree_root"]
     );
     // MM+L's keys: read by OFAR, by OFAR-L only with ofar_l_mml.
-    assert!(unused(&["routing.algorithm=ofar", "routing.mml_commit=true"]).is_empty());
+    assert!(unused(&["routing.algorithm=ofar", "routing.mml_commit=false"]).is_empty());
     assert_eq!(
-        unused(&["routing.algorithm=ofar-l", "routing.mml_commit=true"]),
+        unused(&[
+            "routing.algorithm=ofar-l",
+            "routing.ofar_l_mml=false",
+            "routing.mml_commit=false"
+        ]),
         ["routing.mml_commit"]
     );
-    assert!(unused(&[
-        "routing.algorithm=ofar-l",
-        "routing.ofar_l_mml=true",
-        "routing.mml_commit=true"
-    ])
-    .is_empty());
+    assert!(unused(&["routing.algorithm=ofar-l", "routing.mml_commit=false"]).is_empty());
     assert_eq!(
-        unused(&["routing.algorithm=ofar", "routing.ofar_l_mml=true"]),
+        unused(&["routing.algorithm=ofar", "routing.ofar_l_mml=false"]),
         ["routing.ofar_l_mml"]
     );
     // The seed-001 base sets the keys of every routing of its figures: PB ignores OFAR's,

@@ -1,15 +1,33 @@
 //! OFAR (seed 001, section 3): deadlock freedom through the escape subnetworks, misrouting
 //! limits, throughput under ADVG+h, and injection-based congestion management.
 
-use arcsim::config::{apply_override, Config};
+use arcsim::config::{apply_override, Config, EscapeKind};
 use arcsim::{RunResult, SimError};
+
+/// The library's defaults before 2026-11-25, the baseline every test here starts from: the
+/// paper's text where FOGSim, the simulator of seed 001, reads it otherwise (misroute around
+/// any unavailable minimal output, busy ones included, global links whatever their load; MM+L
+/// decided again after its local hop and offered on escape VCs too; OFAR-L without local
+/// misroutes) and injections arbitrated like transit packets. The defaults are now FOGSim's;
+/// these tests vary one rule at a time from the literal reading.
+const PAPER_TEXT: [&str; 7] = [
+    "router.injection_priority=equal",
+    "routing.misroute_trigger=unavailable",
+    "routing.busy_minimal=misroute",
+    "routing.misroute_congested_global=false",
+    "routing.mml_commit=false",
+    "routing.ofar_l_mml=false",
+    "routing.mml_from_escape=true",
+];
 
 fn config(sets: &[&str]) -> Config {
     let mut tree = toml::Value::try_from(Config::embedded_default()).unwrap();
-    for s in sets {
+    for s in PAPER_TEXT.iter().chain(sets) {
         apply_override(&mut tree, s).unwrap();
     }
-    let cfg = Config::from_value(tree).unwrap();
+    let mut cfg = Config::from_value(tree).unwrap();
+    // Without an escape network the key has nothing to act on (and is refused).
+    cfg.routing.mml_from_escape &= cfg.routing.escape != EscapeKind::None;
     cfg.validate().unwrap();
     cfg
 }
@@ -528,7 +546,7 @@ fn pb_adapts_to_a_pattern_change_later_than_ofar() {
 fn waiting_for_a_busy_minimal_output_keeps_uniform_misrouting_low() {
     // Seed 001 section 3.2 allows misrouting when the minimal output "is already assigned to
     // another input or Q_min = 100%". Counting an output that is merely busy sending an earlier
-    // packet as unavailable (the default) misroutes most uniform packets at moderate load;
+    // packet as unavailable (the literal reading these tests start from) misroutes most uniform packets at moderate load;
     // `busy_minimal = "wait"` misroutes only on contention and stays close to MIN, as the
     // paper's Fig. 6 has it.
     let at = |alg: &str, busy: &str| {
@@ -921,8 +939,8 @@ fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_ov
 /// FOGSim's router and OFAR readings (docs/reproductions/ofar-history.md, "What FOGSim's source
 /// says").
 /// Its 2015 misrouting trigger (minimal output granted, full or busy; `CGA` with `ThMin = 0`)
-/// is the library default; its 2014 code's is `misroute_trigger = "granted"` with
-/// `busy_minimal = "wait"`.
+/// is `misroute_trigger = "unavailable"` (these tests' baseline, `PAPER_TEXT`); its 2014
+/// code's, the library default, is `misroute_trigger = "granted"` with `busy_minimal = "wait"`.
 const FOGSIM: [&str; 4] = [
     "router.crossbar_input=vc",
     "routing.occupancy=vc",
@@ -962,8 +980,8 @@ fn misrouting_only_around_congested_global_links_lifts_ofar_above_min_under_unif
         sets.extend(restrict);
         must_run(&sets)
     };
-    const ALL_VCS: &str = "routing.misroute_congested_global={all_vcs=true}";
-    const VC0: &str = "routing.misroute_congested_global={}";
+    const ALL_VCS: &str = "routing.misroute_congested_global={all_vcs=true,packets=5}";
+    const VC0: &str = "routing.misroute_congested_global={packets=5}";
     let min = sets("min", "uniform", None).accepted_load;
     let (plain, restricted, vc0) = (
         sets("ofar", "uniform", None),
@@ -1012,7 +1030,7 @@ fn a_congested_global_restriction_without_margin_changes_nothing() {
     let (none, zero, fogsim) = (
         un(&[]),
         un(&["routing.misroute_congested_global={ factor = 0, packets = 0 }"]),
-        un(&["routing.misroute_congested_global={}"]),
+        un(&["routing.misroute_congested_global={packets=5}"]),
     );
     assert_eq!(none.packets, zero.packets);
     assert_eq!(none.latency, zero.latency);
@@ -1134,7 +1152,7 @@ fn fogsim_example(extra: &[&str]) -> RunResult {
         "routing.misroute_threshold=0.7",
         "routing.misroute_trigger=granted",
         "routing.busy_minimal=wait",
-        "routing.misroute_congested_global={}",
+        "routing.misroute_congested_global={packets=5}",
         "simulation.warmup_cycles=5000",
         "simulation.measure_cycles=5000",
     ]);

@@ -99,20 +99,32 @@ impl Config {
             self.routing.algorithm,
             RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL
         );
-        if ofar && self.router.injection_priority == InjectionPriority::Equal {
-            notes.push(if self.routing.congestion == CongestionKind::None {
+        let equal = self.router.injection_priority == InjectionPriority::Equal;
+        if ofar && equal && self.routing.congestion == CongestionKind::None {
+            notes.push(
                 "plain OFAR (routing.congestion = \"none\") with router.injection_priority = \"equal\" \
-                 congests past saturation, as in seed 001's Fig. 5 (under ADVG+6 OFAR-L falls to \
-                 about 0.003 at load 0.3); Fig. 6's curves need \"transit-first\" \
-                 (experiments/ofar/base.toml) or routing.congestion = \"bcm\" or \"ecm\""
-            } else {
-                "OFAR with router.injection_priority = \"equal\" and the library's other router \
-                 defaults can congest past saturation with BCM or ECM too (h = 6: 0.007 accepted \
-                 with ring A and BCM under ADVG+6 at load 0.5, 0.011 with the tree and ECM under \
-                 UN at 0.8), which seed 001's figures do not show; they come from \
-                 experiments/ofar/base.toml (FOGSim's settings where the paper is silent)"
-            }
-            .to_string());
+                 congests past saturation, as in seed 001's Fig. 5 (h = 6, ADVG+6: OFAR-L accepts \
+                 about 0.008 at load 0.3, OFAR 0.017 at 0.5); Fig. 6's curves need the default \
+                 \"transit-first\", or routing.congestion = \"bcm\" or \"ecm\""
+                    .to_string(),
+            );
+        }
+        // With BCM or ECM, equal priority still holds with either of FOGSim's misrouting
+        // rules; the paper's literal reading of both takes it down.
+        if ofar
+            && equal
+            && self.routing.congestion != CongestionKind::None
+            && self.routing.misroute_trigger == MisrouteTrigger::Unavailable
+            && self.routing.misroute_congested_global.is_none()
+        {
+            notes.push(
+                "OFAR with BCM or ECM congests past saturation with router.injection_priority = \
+                 \"equal\", routing.misroute_trigger = \"unavailable\" and no \
+                 routing.misroute_congested_global together (h = 6, ring A, 2/1(+1) VCs and BCM \
+                 under ADVG+6: 0.004 accepted at load 0.5), which seed 001's figures do not show; any one of \
+                 the defaults (\"transit-first\", \"granted\", the restriction) keeps it up"
+                    .to_string(),
+            );
         }
         notes
     }
@@ -258,15 +270,36 @@ mod tests {
             c.router.injection_priority = prio;
             c.advisories().len()
         };
+        // The paper's literal misrouting rules.
+        let literal = |alg: RoutingAlgorithm, cm: CongestionKind, prio: InjectionPriority| {
+            let mut c = Config::default();
+            c.routing.algorithm = alg;
+            c.routing.congestion = cm;
+            c.router.injection_priority = prio;
+            c.routing.misroute_trigger = MisrouteTrigger::Unavailable;
+            c.routing.misroute_congested_global = None;
+            c.advisories().len()
+        };
         use CongestionKind as C;
         use InjectionPriority as P;
         use RoutingAlgorithm as A;
         assert_eq!(with(A::Ofar, C::None, P::Equal), 1);
         assert_eq!(with(A::OfarL, C::None, P::Equal), 1);
         assert_eq!(with(A::Ofar, C::None, P::TransitFirst), 0);
-        assert_eq!(with(A::Ofar, C::Bcm, P::Equal), 1);
-        assert_eq!(with(A::OfarL, C::Ecm, P::Equal), 1);
-        assert_eq!(with(A::Ofar, C::Bcm, P::TransitFirst), 0);
+        assert_eq!(with(A::Ofar, C::Bcm, P::Equal), 0);
+        assert_eq!(with(A::OfarL, C::Ecm, P::Equal), 0);
+        assert_eq!(literal(A::Ofar, C::Bcm, P::Equal), 1);
+        assert_eq!(literal(A::OfarL, C::Ecm, P::Equal), 1);
+        assert_eq!(literal(A::Ofar, C::None, P::Equal), 1);
+        assert_eq!(literal(A::Ofar, C::Bcm, P::TransitFirst), 0);
+        assert_eq!(literal(A::Min, C::None, P::Equal), 0);
+        // Either of FOGSim's rules alone keeps BCM and ECM up: no note.
+        let mut half = Config::default();
+        half.routing.algorithm = A::Ofar;
+        half.routing.congestion = C::Bcm;
+        half.router.injection_priority = P::Equal;
+        half.routing.misroute_trigger = MisrouteTrigger::Unavailable;
+        assert!(half.advisories().is_empty());
         assert_eq!(with(A::Min, C::None, P::Equal), 0);
         assert_eq!(with(A::Pb, C::None, P::Equal), 0);
         assert!(Config::default().advisories().is_empty());

@@ -43,7 +43,9 @@ pub struct RouterConfig {
     pub allocator_iterations: usize,
     pub arbiter: ArbiterKind,
     pub vc_selection: VcSelection,
-    /// Whether injections compete equally with transit packets for an output.
+    /// Whether injections compete equally with transit packets for an output, or wait for
+    /// them (the default, as in FOGSim, the simulator of seed 001: without it OFAR's in-transit
+    /// misrouting lets injections fill the network, and OFAR congests under ADVG+h).
     pub injection_priority: InjectionPriority,
     /// Whether an input port reads one packet at a time or each of its VCs reads on its own.
     /// Written only when not the default `port`, so that runs stored before the key existed
@@ -143,7 +145,7 @@ impl Default for RouterConfig {
             allocator_iterations: 3,
             arbiter: ArbiterKind::Lrs,
             vc_selection: VcSelection::ShortestQueue,
-            injection_priority: InjectionPriority::Equal,
+            injection_priority: InjectionPriority::TransitFirst,
             crossbar_input: CrossbarInput::Port,
             injection_vc: InjectionVc::Emptiest,
             credit_return: CreditReturn::Phit,

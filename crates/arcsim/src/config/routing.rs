@@ -181,9 +181,45 @@ impl Default for CongestedGlobal {
     fn default() -> Self {
         CongestedGlobal {
             factor: 1.5,
-            packets: 5.0,
+            packets: 0.0,
             all_vcs: false,
         }
+    }
+}
+
+/// `routing.misroute_congested_global` in TOML: `false` (no restriction), `true` (the
+/// defaults of [`CongestedGlobal`]) or a table of its keys. A custom visitor rather than an
+/// untagged enum, so that an unknown key inside the table is still reported by name.
+mod congested_global_toml {
+    use super::CongestedGlobal;
+    use serde::de::{self, MapAccess, Visitor};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::fmt;
+
+    pub fn serialize<S: Serializer>(v: &Option<CongestedGlobal>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            None => s.serialize_bool(false),
+            Some(c) => c.serialize(s),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<CongestedGlobal>, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<CongestedGlobal>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("false, true or a table { factor, packets, all_vcs }")
+            }
+            fn visit_bool<E: de::Error>(self, on: bool) -> Result<Self::Value, E> {
+                Ok(on.then(CongestedGlobal::default))
+            }
+            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
+                CongestedGlobal::deserialize(de::value::MapAccessDeserializer::new(map)).map(Some)
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 
@@ -254,13 +290,15 @@ pub struct RoutingConfig {
     pub ecm_buffers: EcmBuffers,
     /// OFAR, MM+L: after the non-minimal local hop of a global misroute (taken from a local
     /// queue in the source group), take a global port of the next router instead of
-    /// re-evaluating there against that router's own (local) minimal output. Not the default.
+    /// re-evaluating there against that router's own (local) minimal output (FOGSim, the
+    /// simulator of seed 001; false: the next router decides again, as seed 001's text reads).
     pub mml_commit: bool,
     /// OFAR, MM+L: least occupancy (0..1) of the minimal output's queue for a packet in a local
     /// queue of the source group to start a global misroute (seed 001, footnote 2).
     pub mml_min_occupancy: f64,
     /// OFAR-L: a packet in a local queue of the source group may start a global misroute with
-    /// MM+L's non-minimal local hop. `false`: OFAR-L takes no non-minimal local hop at all and
+    /// MM+L's non-minimal local hop (true: FOGSim's OFAR-L, the simulator of seed 001).
+    /// `false`: OFAR-L takes no non-minimal local hop at all and
     /// misroutes globally only from injection queues (seed 001 §4, "without allowing
     /// misrouting in local links"). Plain OFAR ignores it.
     pub ofar_l_mml: bool,
@@ -295,16 +333,13 @@ pub struct RoutingConfig {
     /// take MM+L's non-minimal local hop there (true: seed 001 makes no exception). false:
     /// it may not, as in FOGSim, the simulator of seed 001 (`misrouteTypeOFAR` offers
     /// `LOCAL_MM` only to packets on canonical VCs), so it leaves the escape network by its
-    /// minimal output or stays in it. Written only when false.
-    #[serde(skip_serializing_if = "is_true")]
+    /// minimal output or stays in it.
     pub mml_from_escape: bool,
     /// OFAR: which unavailable minimal outputs start a search for a non-minimal one.
-    /// Written only when not the default `unavailable`.
-    #[serde(skip_serializing_if = "is_unavailable")]
     pub misroute_trigger: MisrouteTrigger,
     /// OFAR: misroute around a minimal global output only while it is congested (FOGSim's
-    /// restriction; absent, the default: no such restriction, as in seed 001's text).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// restriction, the default; `false` in TOML: none, as in seed 001's text).
+    #[serde(with = "congested_global_toml")]
     pub misroute_congested_global: Option<CongestedGlobal>,
 }
 
@@ -314,10 +349,6 @@ fn is_false(v: &bool) -> bool {
 
 fn is_input(v: &EcmBuffers) -> bool {
     *v == EcmBuffers::Input
-}
-
-fn is_unavailable(v: &MisrouteTrigger) -> bool {
-    *v == MisrouteTrigger::Unavailable
 }
 
 fn is_zero(v: &u32) -> bool {
@@ -364,18 +395,18 @@ impl Default for RoutingConfig {
             ecm_threshold: 0.2,
             ecm_rule: EcmRule::All,
             ecm_buffers: EcmBuffers::Input,
-            mml_commit: false,
+            mml_commit: true,
             mml_min_occupancy: 0.0,
-            ofar_l_mml: false,
-            busy_minimal: BusyMinimal::Misroute,
+            ofar_l_mml: true,
+            busy_minimal: BusyMinimal::Wait,
             busy_wait_max: 1.0,
             occupancy: QueueOccupancy::Vc,
             escape_patience: 0,
             escape_from_injection: true,
             bcm_escape: false,
-            mml_from_escape: true,
-            misroute_trigger: MisrouteTrigger::Unavailable,
-            misroute_congested_global: None,
+            mml_from_escape: false,
+            misroute_trigger: MisrouteTrigger::Granted,
+            misroute_congested_global: Some(CongestedGlobal::default()),
         }
     }
 }
@@ -661,7 +692,7 @@ impl RoutingConfig {
                 if !(value >= 0.0 && value.is_finite()) {
                     return Err(field_err(
                         &format!("routing.misroute_congested_global.{key}"),
-                        format!("{value} is not allowed: must be a finite number >= 0 (FOGSim: factor = 1.5, packets = 5)"),
+                        format!("{value} is not allowed: must be a finite number >= 0 (default: factor = 1.5, packets = 0; FOGSim's example configuration: packets = 5)"),
                     ));
                 }
             }
@@ -717,9 +748,9 @@ impl RoutingConfig {
                 "delays entering",
             ),
             (
-                !self.mml_from_escape,
+                self.mml_from_escape,
                 "mml_from_escape",
-                "keeps MM+L's local hop from packets on",
+                "gives MM+L's local hop to packets on",
             ),
         ] {
             if set && self.escape == EscapeKind::None {

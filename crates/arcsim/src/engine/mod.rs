@@ -946,7 +946,12 @@ mod tests {
             c[0].kind
         };
         let decide = |restrict, held, mml| decide4(restrict, held, mml, None);
-        let fogsim = Some(CongestedGlobal::default());
+        // FOGSim's example configuration: a margin of 5 packets (the default has none).
+        let example = CongestedGlobal {
+            packets: 5.0,
+            ..CongestedGlobal::default()
+        };
+        let fogsim = Some(example);
         // 48 phits on the minimal link, 0 on the other (h = 2): mean 24, threshold
         // 1.5 × 24 + 5 × 8 = 76 phits. 200 phits: threshold 190.
         assert_eq!(decide(None, 48, false), HopKind::NonMinimal);
@@ -958,10 +963,7 @@ mod tests {
         assert_eq!(decide(fogsim, 48, true), HopKind::Minimal);
         assert_eq!(decide(fogsim, 200, true), HopKind::NonMinimal);
         // With no margin in packets, 48 phits stand out (> 36).
-        let no_margin = Some(CongestedGlobal {
-            packets: 0.0,
-            ..CongestedGlobal::default()
-        });
+        let no_margin = Some(CongestedGlobal::default());
         assert_eq!(decide(no_margin, 48, false), HopKind::NonMinimal);
         // Two global VCs: FOGSim restricts only a hop on VC 0, the VC with the most credits
         // (the first on ties). VC 1 emptier: no restriction (Q_min, its emptiest VC's
@@ -971,7 +973,7 @@ mod tests {
         assert_eq!(decide4(fogsim, 48, false, Some(56)), HopKind::Minimal);
         let all_vcs = Some(CongestedGlobal {
             all_vcs: true,
-            ..CongestedGlobal::default()
+            ..example
         });
         assert_eq!(decide4(all_vcs, 48, false, Some(40)), HopKind::Minimal);
         assert_eq!(decide4(None, 48, false, Some(40)), HopKind::NonMinimal);

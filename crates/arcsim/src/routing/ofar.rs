@@ -21,26 +21,30 @@
 //! with the MM+L policy: from the injection queue directly through a global port of this
 //! router; from a local queue through a non-minimal local hop first, then a global port of
 //! the next router. Elsewhere (and for traffic inside a group) only local misrouting, and only
-//! when the minimal output is a local port. OFAR-L never misroutes locally, by default not even
-//! with MM+L's hop (seed 001 §4: OFAR-L is OFAR "without allowing misrouting in local links",
-//! and MM+L's first hop is "a nonminimal local hop"), so it misroutes globally only from
-//! injection queues; `routing.ofar_l_mml = true` gives it the MM+L hop back.
+//! when the minimal output is a local port. OFAR-L never misroutes locally but for MM+L's hop
+//! (FOGSim's OFAR-L, the default); with `routing.ofar_l_mml = false` not even that (seed 001
+//! §4: OFAR-L is OFAR "without allowing misrouting in local links", and MM+L's first hop is "a
+//! nonminimal local hop"), so it misroutes globally only from injection queues.
 //!
-//! What "available" means for a minimal output that has room but is still sending an earlier
-//! packet is `routing.busy_minimal`: by default such an output is unavailable and the packet
-//! may misroute; with `"wait"` only an output granted to another input in this allocation (or
-//! without room) is, so packets misroute on contention between inputs rather than on every
-//! transmission in progress (far fewer misroutes under uniform traffic; docs/reproductions/
-//! ofar-history.md, Fig. 6 difference 6).
+//! The defaults are the rules of FOGSim, the simulator of seed 001, where the paper's text is
+//! silent or reads otherwise (docs/configuration.md, "The paper's text and FOGSim"); each has
+//! the literal reading as an option. `routing.misroute_trigger`: by default a packet looks for
+//! a non-minimal output only when its minimal one was granted to another input in this
+//! allocation (a full one sends it to the escape network); `"unavailable"` also misroutes
+//! around full outputs. `routing.busy_minimal`: by default a packet waits for a minimal output
+//! that has room but is still sending an earlier packet; with `"misroute"` such an output is
+//! unavailable and the packet may misroute on every transmission in progress (far more
+//! misroutes under uniform traffic; docs/reproductions/ofar-history.md, Fig. 6 difference 6).
 //!
-//! By default the router after an MM+L local hop re-evaluates against its own minimal output,
-//! usually the idle local link back to the gateway: under light adversarial traffic the packet
-//! returns there and, its local misroute in the group spent, waits for the saturated minimal
-//! global link (most of OFAR's extra latency over VAL-any/PB). `routing.mml_commit` makes the
-//! global hop mandatory instead, and `routing.mml_min_occupancy` (footnote 2 of section 3.2)
-//! keeps momentarily busy but empty global outputs from starting MM+L misroutes under UN.
+//! `routing.mml_commit` (the default) makes the global hop after an MM+L local hop mandatory.
+//! Without it the next router re-evaluates against its own minimal output, usually the idle
+//! local link back to the gateway: under light adversarial traffic the packet returns there
+//! and, its local misroute in the group spent, waits for the saturated minimal global link.
+//! `routing.mml_min_occupancy` (footnote 2 of section 3.2) keeps momentarily busy but empty
+//! global outputs from starting MM+L misroutes under UN.
 //!
-//! `routing.misroute_congested_global` adds FOGSim's restriction (not in seed 001's text): a
+//! `routing.misroute_congested_global` is FOGSim's restriction (not in seed 001's text; on by
+//! default, `false` turns it off): a
 //! packet whose minimal output is a global link misroutes only while that link is congested,
 //! its VC 0 holding more than `factor` times the mean of the router's global links plus
 //! `packets` packets. Otherwise the packet waits for its minimal link (or, if that is full,
