@@ -783,6 +783,32 @@ fn range_errors_say_what_was_given() {
         "routing.misroute_congested_global.all_vcs",
         &["boolean"],
     );
+    // `false` switches the restriction off, `true` and `{}` give its defaults (no margin);
+    // a configuration written with it off says `false` and reads back the same.
+    let off = check_sets(&[
+        "routing.algorithm=ofar",
+        "routing.misroute_congested_global=false",
+    ])
+    .unwrap();
+    assert_eq!(off.routing.misroute_congested_global, None);
+    let written = off.to_toml_string().unwrap();
+    assert!(
+        written.contains("misroute_congested_global = false"),
+        "{written}"
+    );
+    assert_eq!(check_toml(&written).unwrap(), off);
+    let on = check_sets(&["routing.misroute_congested_global=true"]).unwrap();
+    let empty = check_sets(&["routing.misroute_congested_global={}"]).unwrap();
+    let default = Config::embedded_default().routing.misroute_congested_global;
+    assert_eq!(on.routing.misroute_congested_global, default);
+    assert_eq!(empty.routing.misroute_congested_global, default);
+    let d = default.expect("on by default");
+    assert_eq!((d.factor, d.packets, d.all_vcs), (1.5, 0.0, false));
+    expect_field(
+        check_sets(&["routing.misroute_congested_global=3"]),
+        "routing.misroute_congested_global",
+        &["expected false, true or a table"],
+    );
     expect_field(
         check_sets(&["routing.escape_patience=-1"]),
         "routing.escape_patience",

@@ -408,6 +408,47 @@ fn transit_priority_prevents_plain_ofar_collapse() {
 }
 
 #[test]
+fn the_library_defaults_keep_plain_ofar_up_where_the_literal_reading_congests() {
+    // The defaults are FOGSim's rules with transit-first injection; `PAPER_TEXT` (the
+    // defaults before 2026-11-25) congests past saturation. h = 3, 3/2(+1), ring A, no CM.
+    let run_on = |literal: bool, sets: &[&str]| {
+        let mut tree = toml::Value::try_from(Config::embedded_default()).unwrap();
+        let base = [
+            "topology.p=3",
+            "topology.a=6",
+            "topology.h=3",
+            "routing.algorithm=ofar",
+            "simulation.warmup_cycles=3000",
+            "simulation.measure_cycles=3000",
+        ];
+        let rules: &[&str] = if literal { &PAPER_TEXT } else { &[] };
+        for s in base.iter().chain(rules).chain(sets) {
+            apply_override(&mut tree, s).unwrap();
+        }
+        let cfg = Config::from_value(tree).unwrap();
+        cfg.validate().unwrap();
+        arcsim::run(&cfg).unwrap().accepted_load
+    };
+    const ADVG3: [&str; 3] = [
+        "traffic.pattern=adv-global",
+        "traffic.offset=3",
+        "traffic.load=0.6",
+    ];
+    let (adv, adv_literal) = (run_on(false, &ADVG3), run_on(true, &ADVG3));
+    let (un, un_literal) = (
+        run_on(false, &["traffic.load=0.8"]),
+        run_on(true, &["traffic.load=0.8"]),
+    );
+    eprintln!(
+        "defaults: ADVG+3 at 0.6 {adv:.3}, UN at 0.8 {un:.3}; literal {adv_literal:.3}, {un_literal:.3}"
+    );
+    assert!(adv > 1.25 / 3.0, "ADVG+3: {adv} against 1/h = 0.333");
+    assert!(un > 0.55, "UN: {un}");
+    assert!(adv_literal < 0.1, "literal ADVG+3: {adv_literal}");
+    assert!(un_literal < 0.3, "literal UN: {un_literal}");
+}
+
+#[test]
 fn ofar_is_close_to_min_at_low_uniform_load_and_rarely_escapes() {
     let at = |alg: &str| {
         must_run(&[
