@@ -669,3 +669,44 @@ fn readme_quick_start_shows_what_the_default_run_prints() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// docs/configuration.md shows each example file whole under a heading that names it; the
+/// copies must be the files as they are (they drifted apart once).
+#[test]
+fn configuration_docs_show_the_example_files_as_they_are() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let doc = std::fs::read_to_string(root.join("docs/configuration.md"))
+        .expect("read docs/configuration.md");
+    let mut shown = Vec::new();
+    for section in doc.split("\n### ").skip(1) {
+        let heading = section.lines().next().unwrap_or_default();
+        let Some(name) = heading
+            .split("`examples/")
+            .nth(1)
+            .and_then(|n| n.split('`').next())
+        else {
+            continue;
+        };
+        let block = section
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|b| b.split("```").next())
+            .unwrap_or_else(|| panic!("no ```toml block under the heading of {name}"));
+        let file = std::fs::read_to_string(root.join("examples").join(name))
+            .unwrap_or_else(|e| panic!("examples/{name}: {e}"));
+        assert_eq!(
+            block, file,
+            "docs/configuration.md's copy of examples/{name} differs from the file"
+        );
+        shown.push(name.to_string());
+    }
+    // Every example file is shown, so none can change without its copy.
+    let mut files: Vec<String> = std::fs::read_dir(root.join("examples"))
+        .expect("examples/")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    files.sort();
+    shown.sort();
+    assert_eq!(shown, files, "examples shown in docs/configuration.md");
+}
