@@ -21,8 +21,13 @@ const PAPER_TEXT: [&str; 7] = [
 ];
 
 fn config(sets: &[&str]) -> Config {
+    config_on(&PAPER_TEXT, sets)
+}
+
+/// The embedded default with `rules`, then `sets`, applied.
+fn config_on(rules: &[&str], sets: &[&str]) -> Config {
     let mut tree = toml::Value::try_from(Config::embedded_default()).unwrap();
-    for s in PAPER_TEXT.iter().chain(sets) {
+    for s in rules.iter().chain(sets) {
         apply_override(&mut tree, s).unwrap();
     }
     let mut cfg = Config::from_value(tree).unwrap();
@@ -412,8 +417,7 @@ fn the_library_defaults_keep_plain_ofar_up_where_the_literal_reading_congests() 
     // The defaults are FOGSim's rules with transit-first injection; `PAPER_TEXT` (the
     // defaults before 2026-11-25) congests past saturation. h = 3, 3/2(+1), ring A, no CM.
     let run_on = |literal: bool, sets: &[&str]| {
-        let mut tree = toml::Value::try_from(Config::embedded_default()).unwrap();
-        let base = [
+        let mut all = vec![
             "topology.p=3",
             "topology.a=6",
             "topology.h=3",
@@ -421,13 +425,9 @@ fn the_library_defaults_keep_plain_ofar_up_where_the_literal_reading_congests() 
             "simulation.warmup_cycles=3000",
             "simulation.measure_cycles=3000",
         ];
+        all.extend_from_slice(sets);
         let rules: &[&str] = if literal { &PAPER_TEXT } else { &[] };
-        for s in base.iter().chain(rules).chain(sets) {
-            apply_override(&mut tree, s).unwrap();
-        }
-        let cfg = Config::from_value(tree).unwrap();
-        cfg.validate().unwrap();
-        arcsim::run(&cfg).unwrap().accepted_load
+        arcsim::run(&config_on(rules, &all)).unwrap().accepted_load
     };
     const ADVG3: [&str; 3] = [
         "traffic.pattern=adv-global",

@@ -263,19 +263,17 @@ mod tests {
 
     #[test]
     fn ofar_with_equal_injection_priority_gets_one_advisory() {
-        let with = |alg: RoutingAlgorithm, cm: CongestionKind, prio: InjectionPriority| {
+        let config = |alg: RoutingAlgorithm, cm: CongestionKind, prio: InjectionPriority| {
             let mut c = Config::default();
             c.routing.algorithm = alg;
             c.routing.congestion = cm;
             c.router.injection_priority = prio;
-            c.advisories().len()
+            c
         };
+        let with = |alg, cm, prio| config(alg, cm, prio).advisories().len();
         // The paper's literal misrouting rules.
-        let literal = |alg: RoutingAlgorithm, cm: CongestionKind, prio: InjectionPriority| {
-            let mut c = Config::default();
-            c.routing.algorithm = alg;
-            c.routing.congestion = cm;
-            c.router.injection_priority = prio;
+        let literal = |alg, cm, prio| {
+            let mut c = config(alg, cm, prio);
             c.routing.misroute_trigger = MisrouteTrigger::Unavailable;
             c.routing.misroute_congested_global = None;
             c.advisories().len()
@@ -294,10 +292,7 @@ mod tests {
         assert_eq!(literal(A::Ofar, C::Bcm, P::TransitFirst), 0);
         assert_eq!(literal(A::Min, C::None, P::Equal), 0);
         // Either of FOGSim's rules alone keeps BCM and ECM up: no note.
-        let mut half = Config::default();
-        half.routing.algorithm = A::Ofar;
-        half.routing.congestion = C::Bcm;
-        half.router.injection_priority = P::Equal;
+        let mut half = config(A::Ofar, C::Bcm, P::Equal);
         half.routing.misroute_trigger = MisrouteTrigger::Unavailable;
         assert!(half.advisories().is_empty());
         assert_eq!(with(A::Min, C::None, P::Equal), 0);
