@@ -77,7 +77,7 @@ impl Config {
             // already named, keep the first line.
             let message = e.into_inner().to_string();
             let first = message.lines().next().unwrap_or_default().trim();
-            (path, first.to_string())
+            (path, plain_type_names(first))
         })
     }
 
@@ -213,6 +213,31 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// serde names the Rust type it wanted (`expected usize`); a user wrote TOML, so say what
+/// kind of TOML value that is.
+fn plain_type_names(message: &str) -> String {
+    const NAMES: [(&str, &str); 7] = [
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected u32", "expected a whole number, 0 or more"),
+        ("expected u16", "expected a whole number, 0 or more"),
+        ("expected u8", "expected a whole number, 0 or more"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+    ];
+    let mut text = message.to_string();
+    for (rust, toml) in NAMES {
+        if let Some(i) = text.find(rust) {
+            // Only the whole word: `expected u8` must not match inside `expected u80`.
+            let end = i + rust.len();
+            if !text[end..].starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                text.replace_range(i..end, toml);
+            }
+        }
+    }
+    text
 }
 
 /// The value at a path as serde_path_to_error writes it (`traffic.mix[1].pattern`).
