@@ -371,7 +371,11 @@ fn missing_or_malformed_config_file_fails_cleanly() {
     let wrong = dir.join("wrong.toml");
     std::fs::write(&wrong, "[topology]\np = \"six\"\n").unwrap();
     let out = arcsim(&dir, &["run", wrong.to_str().unwrap(), "--out", "o"]);
-    assert_clean_failure(&out, "wrong type in file", &["topology.p", "usize"]);
+    assert_clean_failure(
+        &out,
+        "wrong type in file",
+        &["topology.p", "expected a whole number, 0 or more"],
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
