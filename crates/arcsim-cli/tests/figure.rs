@@ -21,7 +21,7 @@ fn assert_plot(stem: &Path) {
 /// (spec, simulations at full size, at the quick scale, at its other scales).
 type SpecCounts = (&'static str, usize, usize, &'static [(&'static str, usize)]);
 
-const SPECS: [SpecCounts; 12] = [
+const SPECS: [SpecCounts; 13] = [
     // 4 curves x 5 seeds; quick: 1 seed.
     ("fig05-series.toml", 20, 4, &[("h6", 20)]),
     // 4 curves x 20 loads x 5 seeds; quick: 4 x 5 loads.
@@ -31,6 +31,8 @@ const SPECS: [SpecCounts; 12] = [
     // h6: 3 panels x 6 curves x 5 loads x 5 seeds.
     ("fig06.toml", 1800, 180, &[("h6", 870)]),
     ("fig07.toml", 15, 6, &[]),
+    // 6 patterns x 6 curves x 5 seeds.
+    ("fig08-cm.toml", 180, 36, &[]),
     // 6 patterns x 4 routings x 5 seeds.
     ("fig08-ofar-l.toml", 120, 24, &[]),
     // 6 patterns x 5 routings x 5 seeds.
