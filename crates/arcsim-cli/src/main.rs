@@ -5,6 +5,7 @@ mod figure;
 mod hugealloc;
 mod load;
 mod plot;
+mod progress;
 mod report;
 mod sweep;
 

@@ -4,10 +4,10 @@
 
 use crate::load::{finish, load_tree};
 use crate::plot::{line_plot, Curve, PlotSpec, Point};
+use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
 use arcsim::stats::summary::Repeated;
 use arcsim::{Config, RunResult};
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -189,7 +189,7 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
 const MAX_THREADS: usize = 1024;
 
 /// Run independent simulations on `threads` workers (None or 0: one per core) with a
-/// progress bar; results come back in job order, whatever the number of threads.
+/// progress bar (or, in a log, a line a minute); results come back in job order, whatever the number of threads.
 pub fn run_jobs(
     jobs: &[Config],
     threads: Option<usize>,
@@ -215,26 +215,19 @@ pub fn run_jobs_with(
         .num_threads(threads)
         .build()
         .context("starting worker threads")?;
-    let pb = ProgressBar::new(jobs.len() as u64);
-    pb.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:40}] {pos}/{len} simulations, eta {eta}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
+    let progress = Progress::new(jobs.len());
     let results = pool.install(|| {
         jobs.par_iter()
             .enumerate()
             .map(|(i, c)| {
                 let r = arcsim::run(c);
                 done(i, &r);
-                pb.inc(1);
+                progress.inc();
                 r
             })
             .collect()
     });
-    pb.finish_and_clear();
+    progress.finish();
     Ok(results)
 }
 
