@@ -5,7 +5,6 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -14,14 +13,8 @@ const LOG_EVERY: Duration = Duration::from_secs(60);
 
 pub struct Progress {
     bar: ProgressBar,
-    log: Option<LogLines>,
-}
-
-struct LogLines {
-    start: Instant,
-    total: u64,
-    done: AtomicU64,
-    last: Mutex<Instant>,
+    /// When the last log line was written; None on a terminal, where the bar is drawn.
+    logged: Option<Mutex<Instant>>,
 }
 
 impl Progress {
@@ -34,33 +27,23 @@ impl Progress {
             .expect("valid template")
             .progress_chars("=> "),
         );
-        let now = Instant::now();
-        let log = (!std::io::stderr().is_terminal()).then(|| LogLines {
-            start: now,
-            total: total as u64,
-            done: AtomicU64::new(0),
-            last: Mutex::new(now),
-        });
-        Progress { bar, log }
+        let logged = (!std::io::stderr().is_terminal()).then(|| Mutex::new(Instant::now()));
+        Progress { bar, logged }
     }
 
     /// One simulation finished (called from the worker threads).
     pub fn inc(&self) {
         self.bar.inc(1);
-        if let Some(log) = &self.log {
-            let done = log.done.fetch_add(1, Ordering::Relaxed) + 1;
-            let now = Instant::now();
-            // A poisoned lock only means another worker panicked; the line can wait.
-            let Ok(mut last) = log.last.lock() else {
-                return;
-            };
-            if done < log.total && now.duration_since(*last) >= LOG_EVERY {
-                *last = now;
-                eprintln!(
-                    "{}",
-                    log_line(done, log.total, now.duration_since(log.start))
-                );
-            }
+        // A poisoned lock only means another worker panicked; the line can wait.
+        let Some(Ok(mut last)) = self.logged.as_ref().map(Mutex::lock) else {
+            return;
+        };
+        // The bar keeps its count, length and start even where it draws nothing.
+        let (done, total) = (self.bar.position(), self.bar.length().unwrap_or(0));
+        let now = Instant::now();
+        if done < total && now.duration_since(*last) >= LOG_EVERY {
+            *last = now;
+            eprintln!("{}", log_line(done, total, self.bar.elapsed()));
         }
     }
 

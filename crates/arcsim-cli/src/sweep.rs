@@ -189,7 +189,8 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
 const MAX_THREADS: usize = 1024;
 
 /// Run independent simulations on `threads` workers (None or 0: one per core) with a
-/// progress bar (or, in a log, a line a minute); results come back in job order, whatever the number of threads.
+/// progress bar (or, in a log, a line a minute); results come back in job order, whatever
+/// the number of threads.
 pub fn run_jobs(
     jobs: &[Config],
     threads: Option<usize>,

@@ -218,26 +218,19 @@ impl Config {
 /// serde names the Rust type it wanted (`expected usize`); a user wrote TOML, so say what
 /// kind of TOML value that is.
 fn plain_type_names(message: &str) -> String {
-    const NAMES: [(&str, &str); 7] = [
-        ("expected usize", "expected a whole number, 0 or more"),
-        ("expected u64", "expected a whole number, 0 or more"),
-        ("expected u32", "expected a whole number, 0 or more"),
-        ("expected u16", "expected a whole number, 0 or more"),
-        ("expected u8", "expected a whole number, 0 or more"),
-        ("expected i64", "expected a whole number"),
-        ("expected f64", "expected a number"),
-    ];
-    let mut text = message.to_string();
-    for (rust, toml) in NAMES {
-        if let Some(i) = text.find(rust) {
-            // Only the whole word: `expected u8` must not match inside `expected u80`.
-            let end = i + rust.len();
-            if !text[end..].starts_with(|c: char| c.is_ascii_alphanumeric()) {
-                text.replace_range(i..end, toml);
-            }
-        }
+    let kind = |rust: &str| match rust {
+        "usize" | "u64" | "u32" | "u16" | "u8" => Some("a whole number, 0 or more"),
+        "i64" => Some("a whole number"),
+        "f64" => Some("a number"),
+        _ => None,
+    };
+    match message.rsplit_once("expected ") {
+        Some((head, rust)) => match kind(rust) {
+            Some(toml) => format!("{head}expected {toml}"),
+            None => message.to_string(),
+        },
+        None => message.to_string(),
     }
-    text
 }
 
 /// The value at a path as serde_path_to_error writes it (`traffic.mix[1].pattern`).
