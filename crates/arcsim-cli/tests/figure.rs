@@ -597,11 +597,21 @@ below = ["Tree"]
 fn bad_specs_fail_with_a_message() {
     let dir = temp_dir("bad");
     write(&dir, "base.toml", BASE);
-    let cases: [(&str, &str, &[&str]); 9] = [
+    let cases: [(&str, &str, &[&str]); 11] = [
         (
             "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nloads = \"0.1:0.2:0.1\"\ncolour = 1\n[[curve]]\nlabel = \"a\"\n",
             "unknown key",
             &["unknown field", "colour"],
+        ),
+        (
+            "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nlaods = \"0.1\"\n[[curve]]\nlabel = \"a\"\n",
+            "misspelt key",
+            &["unknown field `laods`", "did you mean `loads`?"],
+        ),
+        (
+            "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nloads = \"0.1\"\n[[curve]]\nlabel = \"a\"\nset = [\"traffic.pattern=ADVG+2\"]\n",
+            "a pattern in the paper's notation",
+            &["curve a", "ADVG+2 is pattern = \"adv-global\" with offset = 2"],
         ),
         (
             "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\n[[curve]]\nlabel = \"a\"\n",

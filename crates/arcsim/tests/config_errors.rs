@@ -273,6 +273,40 @@ fn measure_cycles_zero() {
     );
 }
 
+/// A misspelt key or name, or one written as the papers write it, gets the intended one
+/// before serde's list of every allowed one.
+#[test]
+fn misspelt_names_get_a_hint() {
+    expect_field(
+        check_toml("[routing]\nalgoritm = \"ofar\""),
+        "routing.algoritm",
+        &["unknown field `algoritm` (did you mean `algorithm`?), expected one of"],
+    );
+    expect_field(
+        check_sets(&["routing.algorithm=OFAR-L"]),
+        "routing.algorithm",
+        &["unknown variant `OFAR-L` (did you mean `ofar-l`?)"],
+    );
+    expect_field(
+        check_sets(&["traffic.pattern=ADVG+6"]),
+        "traffic.pattern",
+        &[
+            "ADVG+6 is pattern = \"adv-global\" with offset = 6",
+            "expected one of",
+        ],
+    );
+    expect_field(
+        check_toml("[traffic]\nmix = [{ pattern = \"UN\", weight = 1 }]"),
+        "traffic.mix[0].pattern",
+        &["did you mean `uniform`?"],
+    );
+    // Nothing close: serde's message alone.
+    let text = check_sets(&["routing.algorithm=booksim"])
+        .unwrap_err()
+        .to_string();
+    assert!(!text.contains("did you mean"), "{text}");
+}
+
 #[test]
 fn unknown_routing_name() {
     expect_field(

@@ -130,12 +130,22 @@ impl Plan {
     }
 }
 
+/// The TOML parser's message with, for an unknown key or name, the allowed one meant, on a
+/// line of its own after the snippet of the file.
+fn with_hint_after(full: &str, message: &str) -> String {
+    match arcsim::config::did_you_mean(message) {
+        Some(hint) => format!("{}\n{hint}", full.trim_end()),
+        None => full.to_string(),
+    }
+}
+
 /// Read and check a spec; `scale` picks one of its `[scale.*]` tables.
 pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut spec: Spec =
-        toml::from_str(&text).with_context(|| format!("figure spec {}", path.display()))?;
+    let mut spec: Spec = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}", with_hint_after(&e.to_string(), e.message())))
+        .with_context(|| format!("figure spec {}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     if spec.curve.is_empty() {
         bail!(

@@ -8,6 +8,7 @@ mod overrides;
 mod router;
 mod routing;
 mod simulation;
+mod suggest;
 mod topology;
 mod traffic;
 
@@ -15,6 +16,7 @@ pub use overrides::apply_override;
 pub use router::*;
 pub use routing::*;
 pub use simulation::*;
+pub use suggest::{did_you_mean, with_hint};
 pub use topology::*;
 pub use traffic::*;
 
@@ -77,7 +79,7 @@ impl Config {
             // already named, keep the first line.
             let message = e.into_inner().to_string();
             let first = message.lines().next().unwrap_or_default().trim();
-            (path, plain_type_names(first))
+            (path, with_hint(&plain_type_names(first)))
         })
     }
 
