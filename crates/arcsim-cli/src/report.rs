@@ -89,7 +89,7 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         .with_context(|| format!("writing {}", path.display()))?;
     std::fs::write(out.join("config.toml"), cfg.to_toml_string()?)
         .context("writing config.toml")?;
-    plot_run(first, out)?;
+    plot_run(first, cfg.router.packet_length, out)?;
     println!(
         "wrote {}, config.toml and plots series.{{svg,png}}, series_throughput.{{svg,png}}, hops.{{svg,png}}",
         path.display()
@@ -172,7 +172,7 @@ pub fn print_summary(r: &RunResult) {
     );
 }
 
-fn plot_run(r: &RunResult, out: &Path) -> Result<()> {
+fn plot_run(r: &RunResult, packet_length: u32, out: &Path) -> Result<()> {
     if let Some(s) = &r.series {
         let curve = |label: &str, f: &dyn Fn(&arcsim::stats::SeriesPoint) -> f64| Curve {
             label: label.to_string(),
@@ -202,7 +202,9 @@ fn plot_run(r: &RunResult, out: &Path) -> Result<()> {
         let lat: Vec<_> = s
             .points
             .iter()
-            .filter(|p| p.latency_samples > 0)
+            // Not the last windows, whose packets are partly still in flight: their mean
+            // would count only the fast ones.
+            .filter(|p| p.mostly_delivered(r.nodes, s.window_cycles, packet_length))
             .map(|p| Point {
                 x: p.cycle as f64,
                 y: p.latency_mean,

@@ -79,7 +79,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 .find(|j| j.panel == pi && j.curve == ci)
                 .expect("a cell has a job");
             let warm = job.cfg.simulation.warmup_cycles;
-            let len = job.cfg.router.packet_length as f64;
+            let len = job.cfg.router.packet_length;
             let thr = throughput_series(&cell.runs);
             for p in &thr {
                 tw.write_record([
@@ -131,9 +131,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     match s.points.get(k) {
                         Some(p) => {
                             cycle = p.cycle;
-                            let generated =
-                                p.generated_load * r.nodes as f64 * s.window_cycles as f64 / len;
-                            if generated < 0.5 || (p.latency_samples as f64) < 0.99 * generated {
+                            if !p.mostly_delivered(r.nodes, s.window_cycles, len) {
                                 complete = false;
                             }
                             lat += p.latency_mean;

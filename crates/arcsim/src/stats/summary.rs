@@ -106,6 +106,21 @@ pub struct SeriesPoint {
     pub misrouted_fraction: f64,
 }
 
+impl SeriesPoint {
+    /// Packets generated in the window, over every node.
+    pub fn generated_packets(&self, nodes: u64, window_cycles: u64, packet_length: u32) -> f64 {
+        self.generated_load * nodes as f64 * window_cycles as f64 / packet_length.max(1) as f64
+    }
+
+    /// Whether the window generated packets and at least 99% of them were delivered before
+    /// the run ended. The mean latency of the last windows of a run counts only the packets
+    /// that happened to be fast; plots of latency by generation window keep only these.
+    pub fn mostly_delivered(&self, nodes: u64, window_cycles: u64, packet_length: u32) -> bool {
+        let generated = self.generated_packets(nodes, window_cycles, packet_length);
+        generated >= 0.5 && self.latency_samples as f64 >= 0.99 * generated
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Series {
     pub window_cycles: u64,
