@@ -597,7 +597,7 @@ below = ["Tree"]
 fn bad_specs_fail_with_a_message() {
     let dir = temp_dir("bad");
     write(&dir, "base.toml", BASE);
-    let cases: [(&str, &str, &[&str]); 11] = [
+    let cases: [(&str, &str, &[&str]); 13] = [
         (
             "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nloads = \"0.1:0.2:0.1\"\ncolour = 1\n[[curve]]\nlabel = \"a\"\n",
             "unknown key",
@@ -612,6 +612,16 @@ fn bad_specs_fail_with_a_message() {
             "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nloads = \"0.1\"\n[[curve]]\nlabel = \"a\"\nset = [\"traffic.pattern=ADVG+2\"]\n",
             "a pattern in the paper's notation",
             &["curve a", "ADVG+2 is pattern = \"adv-global\" with offset = 2"],
+        ),
+        (
+            "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nloads = \"0.1\"\n[[curve]]\nlabel = \"a\"\n[[claim]]\npaper = \"p\"\ncurve = \"a\"\nmetric = \"peak\"\nnear = 0.3\ntolerance = \"x\"\n",
+            "a string for a number",
+            &["line 12", "invalid type: string \"x\", expected a number"],
+        ),
+        (
+            "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\nloads = \"0.1\"\n[[curve]]\nlabel = \"a\"\n[[claim]]\npaper = \"p\"\ncurve = \"a\"\nmetric = \"peak\"\nat_least = {}\n",
+            "a table for a claim's value",
+            &["line 11", "expected a number or a multiple of 1/h"],
         ),
         (
             "title = \"x\"\nkind = \"sweep\"\nconfig = \"base.toml\"\n[[curve]]\nlabel = \"a\"\n",

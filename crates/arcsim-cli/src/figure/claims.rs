@@ -203,7 +203,10 @@ pub enum Best {
 
 /// A number, or a multiple of 1/h written `"1/h"`, `"0.5/h"`.
 #[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a number or a multiple of 1/h such as \"1/h\" or \"0.5/h\""
+)]
 pub enum Value {
     Number(f64),
     PerH(String),

@@ -130,12 +130,17 @@ impl Plan {
     }
 }
 
-/// The TOML parser's message with, for an unknown key or name, the allowed one meant, on a
-/// line of its own after the snippet of the file.
-fn with_hint_after(full: &str, message: &str) -> String {
-    match arcsim::config::did_you_mean(message) {
-        Some(hint) => format!("{}\n{hint}", full.trim_end()),
-        None => full.to_string(),
+/// The TOML parser's report (a snippet of the file, then serde's message) with the message
+/// explained as configuration errors are: TOML kinds, and the key or name probably meant.
+fn explained(e: &toml::de::Error) -> String {
+    let (full, message) = (e.to_string(), e.message());
+    let better = arcsim::config::explain(message.trim_end());
+    match full.rfind(message.trim_end()) {
+        Some(at) if !message.trim().is_empty() => {
+            let end = at + message.trim_end().len();
+            format!("{}{better}{}", &full[..at], &full[end..])
+        }
+        _ => full,
     }
 }
 
@@ -144,7 +149,7 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut spec: Spec = toml::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}", with_hint_after(&e.to_string(), e.message())))
+        .map_err(|e| anyhow::anyhow!("{}", explained(&e)))
         .with_context(|| format!("figure spec {}", path.display()))?;
     let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     if spec.curve.is_empty() {

@@ -79,7 +79,7 @@ impl Config {
             // already named, keep the first line.
             let message = e.into_inner().to_string();
             let first = message.lines().next().unwrap_or_default().trim();
-            (path, with_hint(&plain_type_names(first)))
+            (path, explain(first))
         })
     }
 
@@ -215,6 +215,12 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// serde's one-line message about a TOML value, as a user of the configuration should read
+/// it: TOML kinds instead of Rust types, and the key or name probably meant.
+pub fn explain(message: &str) -> String {
+    with_hint(&plain_type_names(message))
 }
 
 /// serde names the Rust type it wanted (`expected usize`); a user wrote TOML, so say what
