@@ -296,19 +296,37 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
 }
 
 fn print_table(points: &[SweepPoint]) {
+    // With several seeds per point, the 95% confidence half-widths follow the means.
+    let ci = points.iter().any(|p| p.result.repetitions > 1);
+    let (acc_w, lat_w) = if ci { (17, 17) } else { (10, 10) };
     println!(
-        "{:<24} {:>8} {:>10} {:>10} {:>8} {:>9}",
-        "curve", "offered", "accepted", "latency", "hops", "misroute"
+        "{:<24} {:>8} {:>acc_w$} {:>lat_w$} {:>8} {:>9}",
+        "curve",
+        "offered",
+        if ci { "accepted ±95%" } else { "accepted" },
+        if ci { "latency ±95%" } else { "latency" },
+        "hops",
+        "misroute"
     );
     for p in points {
+        let r = &p.result;
+        let (acc, lat) = if ci {
+            (
+                format!("{:.4} ±{:.4}", r.accepted_load.mean, r.accepted_load.ci95),
+                format!("{:.1} ±{:.1}", r.latency_mean.mean, r.latency_mean.ci95),
+            )
+        } else {
+            (
+                format!("{:.4}", r.accepted_load.mean),
+                format!("{:.1}", r.latency_mean.mean),
+            )
+        };
         println!(
-            "{:<24} {:>8.3} {:>10.4} {:>10.1} {:>8.2} {:>8.1}%",
+            "{:<24} {:>8.3} {acc:>acc_w$} {lat:>lat_w$} {:>8.2} {:>8.1}%",
             p.curve,
-            p.result.offered_load,
-            p.result.accepted_load.mean,
-            p.result.latency_mean.mean,
-            p.result.hops_mean.mean,
-            100.0 * p.result.misrouted_fraction.mean
+            r.offered_load,
+            r.hops_mean.mean,
+            100.0 * r.misrouted_fraction.mean
         );
     }
 }

@@ -191,6 +191,47 @@ fn sweep_writes_csv_json_and_plots() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// With several seeds per point the table on standard output gives each mean with its 95%
+/// confidence half-width, the numbers of sweep.csv; with one seed, the means alone.
+#[test]
+fn sweep_table_shows_confidence_intervals_with_seeds() {
+    let dir = temp_dir("cli-sweep-ci");
+    let out_dir = dir.join("out");
+    let mut args = vec!["sweep"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&[
+        "--set",
+        "simulation.warmup_cycles=300",
+        "--set",
+        "simulation.measure_cycles=700",
+        "--set",
+        "simulation.repetitions=3",
+        "--load",
+        "0.2",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    let out = arcsim(&dir, &args);
+    assert_success(&out, "arcsim sweep with 3 seeds");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("accepted ±95%"), "{stdout}");
+    let (header, rows) = read_csv(&out_dir.join("sweep.csv"));
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (acc, ci): (f64, f64) = (
+        rows[0][col("accepted_load")].parse().unwrap(),
+        rows[0][col("accepted_ci95")].parse().unwrap(),
+    );
+    assert!(ci > 0.0, "three seeds differ: {rows:?}");
+    let shown = format!("{acc:.4} ±{ci:.4}");
+    assert!(stdout.contains(&shown), "table lacks {shown}: {stdout}");
+
+    let out = sweep(&dir, &dir.join("one"), "1");
+    assert_success(&out, "arcsim sweep with 1 seed");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains('±'), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Remove the wall-clock fields from a JSON tree.
 fn strip_wall_clock(v: &mut serde_json::Value) {
     match v {
