@@ -13,6 +13,9 @@ pub fn bench_command(
     if repeat == 0 {
         anyhow::bail!("--repeat 0: use at least 1 run");
     }
+    if cycles == 0 {
+        anyhow::bail!("--cycles 0: simulate at least 1 cycle (the default is 20000)");
+    }
     if !(1..=16).contains(&h) {
         // Checked here: the balanced network's radix is p + a - 1 + h = 4h - 1 <= 64.
         anyhow::bail!("--h {h}: allowed 1..=16 (the router radix 4h - 1 must be at most 64)");

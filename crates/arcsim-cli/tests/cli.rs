@@ -476,6 +476,12 @@ fn bench_repeats_identically_and_reports_the_median() {
     assert_eq!(text(&out.stderr).matches("cycles/s").count(), 3);
     let zero = arcsim(&dir, &["bench", "--h", "2", "--repeat", "0"]);
     assert_clean_failure(&zero, "bench --repeat 0", &["--repeat"]);
+    let zero = arcsim(&dir, &["bench", "--h", "2", "--cycles", "0"]);
+    assert_clean_failure(
+        &zero,
+        "bench --cycles 0",
+        &["--cycles 0", "at least 1 cycle"],
+    );
 }
 
 /// A key that no simulation of the command reads is warned about, once, naming the key and
