@@ -106,8 +106,14 @@ fn run_writes_result_and_plots() {
 }
 
 fn sweep(dir: &Path, out_dir: &Path, threads: &str) -> Output {
+    sweep_with(dir, out_dir, threads, &[])
+}
+
+/// The sweep of `sweep` (MIN and VAL at three loads) with further arguments.
+fn sweep_with(dir: &Path, out_dir: &Path, threads: &str, extra: &[&str]) -> Output {
     let mut args = vec!["sweep"];
     args.extend_from_slice(&SMALL);
+    args.extend_from_slice(extra);
     args.extend_from_slice(&[
         "--set",
         "simulation.warmup_cycles=300",
@@ -197,21 +203,7 @@ fn sweep_writes_csv_json_and_plots() {
 fn sweep_table_shows_confidence_intervals_with_seeds() {
     let dir = temp_dir("cli-sweep-ci");
     let out_dir = dir.join("out");
-    let mut args = vec!["sweep"];
-    args.extend_from_slice(&SMALL);
-    args.extend_from_slice(&[
-        "--set",
-        "simulation.warmup_cycles=300",
-        "--set",
-        "simulation.measure_cycles=700",
-        "--set",
-        "simulation.repetitions=3",
-        "--load",
-        "0.2",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
-    let out = arcsim(&dir, &args);
+    let out = sweep_with(&dir, &out_dir, "2", &["--set", "simulation.repetitions=3"]);
     assert_success(&out, "arcsim sweep with 3 seeds");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("accepted ±95%"), "{stdout}");
