@@ -123,6 +123,48 @@ fn parse_load_item(spec: &str, item: &str) -> Result<Vec<f64>> {
         .collect())
 }
 
+/// `values` split at the commas that separate values: not those inside a TOML array, inline
+/// table or string, so that `["a"],["a","b"]` is two values.
+fn split_top_level(values: &str) -> Result<Vec<&str>> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in values.char_indices() {
+        match quote {
+            // Basic strings ("...") have escapes, literal strings ('...') do not.
+            Some(q) => {
+                if escaped {
+                    escaped = false;
+                } else if c == '\\' && q == '"' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                '"' | '\'' => quote = Some(c),
+                '[' | '{' => depth += 1,
+                ']' | '}' => {
+                    depth -= 1;
+                    if depth < 0 {
+                        bail!("unbalanced '{c}' in {values}");
+                    }
+                }
+                ',' if depth == 0 => {
+                    parts.push(&values[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            },
+        }
+    }
+    if depth != 0 || quote.is_some() {
+        bail!("unclosed bracket, brace or quote in {values}");
+    }
+    parts.push(&values[start..]);
+    Ok(parts)
+}
+
 /// Curves: the cartesian product of the `--vary KEY=V1,V2` lists, as (label, assignments).
 pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
     let mut curves: Vec<(Vec<String>, Vec<String>)> = vec![(Vec::new(), Vec::new())];
@@ -140,8 +182,9 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
             bail!("--vary {v}: {key} is already varied; give all its values in one --vary");
         }
         keys.push(key);
-        let values: Vec<&str> = values
-            .split(',')
+        let values: Vec<&str> = split_top_level(values)
+            .with_context(|| format!("--vary {v}"))?
+            .into_iter()
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .collect();
@@ -529,5 +572,32 @@ mod tests {
             ]
         );
         assert_eq!(parse_curves(&[]).unwrap()[0].0, "default");
+    }
+
+    /// Arrays, inline tables and strings keep their commas: one curve each.
+    #[test]
+    fn varied_values_may_be_arrays_and_tables() {
+        let labels = |v: &str| -> Vec<String> {
+            parse_curves(&[v.to_string()])
+                .unwrap()
+                .into_iter()
+                .map(|(label, _)| label)
+                .collect()
+        };
+        assert_eq!(
+            labels(r#"routing.rings=["a"], ["b"], ["a", "b"]"#),
+            [r#"["a"]"#, r#"["b"]"#, r#"["a", "b"]"#]
+        );
+        assert_eq!(
+            labels(r#"routing.misroute_congested_global={factor=1.5, packets=0},false"#),
+            ["{factor=1.5, packets=0}", "false"]
+        );
+        assert_eq!(
+            labels(r#"x.y="a,b",'c,d',"e\",f""#),
+            [r#""a,b""#, "'c,d'", r#""e\",f""#]
+        );
+        let err = |v: &str| format!("{:#}", parse_curves(&[v.to_string()]).unwrap_err());
+        assert!(err(r#"routing.rings=["a","#).contains("unclosed"));
+        assert!(err("routing.rings=a],b").contains("unbalanced ']'"));
     }
 }
