@@ -150,6 +150,13 @@ pub fn print_summary(r: &RunResult) {
         r.hops.max,
         100.0 * r.misrouted_fraction
     );
+    let l = &r.links;
+    if l.local.links + l.global.links > 0 {
+        println!(
+            "link use        local mean {:.3} max {:.3}; global mean {:.3} max {:.3}  phits/cycle",
+            l.local.mean, l.local.max, l.global.mean, l.global.max
+        );
+    }
     if r.escape.entered_fraction > 0.0 {
         println!(
             "escape network  entered by {:.2}% of packets, {:.3} entries and {:.3} escape hops per packet",

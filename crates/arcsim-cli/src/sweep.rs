@@ -391,6 +391,10 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
         "hops_mean",
         "misrouted_fraction",
         "escape_entered_fraction",
+        "local_link_mean",
+        "local_link_max",
+        "global_link_mean",
+        "global_link_max",
         "burst_consumption_cycles",
         "generated",
         "delivered",
@@ -401,6 +405,13 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
     for p in points {
         let r = &p.result;
         let sum = |f: &dyn Fn(&RunResult) -> u64| r.runs.iter().map(f).sum::<u64>().to_string();
+        // Means over the seeds.
+        let mean = |f: &dyn Fn(&RunResult) -> f64| {
+            format!(
+                "{:.6}",
+                r.runs.iter().map(f).sum::<f64>() / r.runs.len().max(1) as f64
+            )
+        };
         w.write_record([
             p.curve.clone(),
             format!("{}", p.result.offered_load),
@@ -412,14 +423,11 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
             format!("{:.3}", r.network_latency_mean.mean),
             format!("{:.4}", r.hops_mean.mean),
             format!("{:.6}", r.misrouted_fraction.mean),
-            format!(
-                "{:.6}",
-                r.runs
-                    .iter()
-                    .map(|x| x.escape.entered_fraction)
-                    .sum::<f64>()
-                    / r.runs.len().max(1) as f64
-            ),
+            mean(&|x| x.escape.entered_fraction),
+            mean(&|x| x.links.local.mean),
+            mean(&|x| x.links.local.max),
+            mean(&|x| x.links.global.mean),
+            mean(&|x| x.links.global.max),
             r.burst_consumption_cycles
                 .as_ref()
                 .map(|e| format!("{:.1}", e.mean))

@@ -13,6 +13,16 @@ fn rows(path: &Path) -> Vec<csv::StringRecord> {
     r.records().map(|x| x.expect("csv row")).collect()
 }
 
+/// The index of column `name` of a CSV file.
+fn column(path: &Path, name: &str) -> usize {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let header = r.headers().expect("csv header").clone();
+    header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("{}: no column {name}: {header:?}", path.display()))
+}
+
 fn assert_plot(stem: &Path) {
     assert_svg(&stem.with_extension("svg"));
     assert_png(&stem.with_extension("png"));
@@ -189,10 +199,12 @@ fn sweep_figure_writes_every_panel_and_does_not_depend_on_threads() {
         let summary = rows(&o.join("summary.csv"));
         assert_eq!(summary.len(), 4, "2 panels x 2 curves");
         for panel in ["un", "adv"] {
-            let points = rows(&o.join(panel).join("sweep.csv"));
+            let csv = o.join(panel).join("sweep.csv");
+            let points = rows(&csv);
             assert_eq!(points.len(), 4, "{panel}: 2 curves x 2 loads");
             // Two seeds per point.
-            assert!(points.iter().all(|r| &r[15] == "2"));
+            let reps = column(&csv, "repetitions");
+            assert!(points.iter().all(|r| &r[reps] == "2"));
             assert_plot(&o.join(panel).join("throughput"));
             assert_plot(&o.join(panel).join("latency"));
         }

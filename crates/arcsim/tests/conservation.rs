@@ -347,3 +347,40 @@ fn series_windows_cover_the_run_and_add_up() {
         );
     }
 }
+
+/// Below saturation the links of each class send, over the window, the phits of the hops of
+/// that class the delivered packets took (within 2%: packets on their way at the window's
+/// edges), for OFAR too, whose misroutes and escape hops use both classes. Each directed link
+/// counts once: 36 routers with 3 local and 2 global links each.
+#[test]
+fn link_use_adds_up_to_the_hops_taken() {
+    for routing in ["min", "val", "ofar"] {
+        let cfg = small(&[
+            &format!("routing.algorithm={routing}"),
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=0.1",
+            "simulation.warmup_cycles=2000",
+            "simulation.measure_cycles=8000",
+        ]);
+        let r = common::run(&cfg);
+        let l = &r.links;
+        assert_eq!((l.local.links, l.global.links), (36 * 3, 36 * 2), "{l:?}");
+        let local_hops = r.hops.mean - r.hops.global_mean;
+        for (class, u, hops) in [
+            ("local", &l.local, local_hops),
+            ("global", &l.global, r.hops.global_mean),
+        ] {
+            let sent = u.mean * u.links as f64;
+            let carried = r.accepted_load * 72.0 * hops;
+            assert!(
+                (sent - carried).abs() <= 0.02 * carried,
+                "{routing}: {class} links sent {sent:.3} phits/cycle, the hops need {carried:.3}"
+            );
+            assert!(
+                u.min <= u.mean && u.mean <= u.max && u.max <= 1.0,
+                "{routing}: {u:?}"
+            );
+        }
+    }
+}

@@ -64,6 +64,35 @@ fn saturated(routing: &str, pattern: &str, offset: usize) -> (Config, RunResult)
 /// Slack for phits counted at the window edges (a packet per link) and rounding.
 const EDGE: f64 = 1.003;
 
+/// Link utilisation against the hops of the delivered packets: in steady state the phits the
+/// links of a class sent in the window are those of the packets delivered in it times their
+/// hops of that class. Within 5%: past saturation, packets take thousands of cycles, so many
+/// of those delivered in the 5,000-cycle window made hops before it (VAL and PB: 2.5% fewer
+/// phits sent than their hops). A link class miscounted (ejection links as local ones, each
+/// direction twice) would be off by a third or more. Every directed link is counted once.
+fn check_link_use(r: &RunResult) {
+    let nodes = r.nodes as f64;
+    let l = &r.links;
+    assert_eq!(l.local.links as usize, 264 * (A - 1), "{l:?}");
+    assert_eq!(l.global.links as usize, 264 * H, "{l:?}");
+    let local_hops = r.hops.mean - r.hops.global_mean;
+    for (class, u, hops) in [
+        ("local", &l.local, local_hops),
+        ("global", &l.global, r.hops.global_mean),
+    ] {
+        let sent = u.mean * u.links as f64;
+        let carried = r.accepted_load * nodes * hops;
+        assert!(
+            (sent - carried).abs() <= 0.05 * carried.max(1e-9),
+            "{class} links sent {sent:.2} phits/cycle, the delivered packets' hops need {carried:.2}"
+        );
+        assert!(
+            u.min <= u.mean && u.mean <= u.max && u.max <= EDGE,
+            "{class}: {u:?}"
+        );
+    }
+}
+
 #[test]
 fn min_under_advg1_is_limited_by_one_global_link() {
     let (cfg, r) = saturated("min", "adv-global", 1);
@@ -89,6 +118,23 @@ fn min_under_advg1_is_limited_by_one_global_link() {
         r.accepted_load
     );
     assert_eq!(r.misrouted_fraction, 0.0);
+    // The one global link from each group to the next is busy nearly every cycle; the
+    // group's other a*h - 1 global links carry nothing.
+    check_link_use(&r);
+    let g = &r.links.global;
+    assert!(
+        g.max >= 0.95,
+        "the bottleneck link sends {:.3} phits/cycle",
+        g.max
+    );
+    assert_eq!(g.min, 0.0, "links off the minimal paths stay idle: {g:?}");
+    assert!(
+        (g.mean - g.max / (A * H) as f64).abs() < 0.02 * g.mean,
+        "one global link in a*h = {} busy: mean {:.4}, max {:.4}",
+        A * H,
+        g.mean,
+        g.max
+    );
 }
 
 /// A global buffer smaller than the link's credit round trip caps MIN under ADVG+1 below
@@ -140,6 +186,9 @@ fn val_and_val_any_under_advg_h() {
     let (_, val1) = saturated("val", "adv-global", 1);
     let (cfg, valh) = saturated("val", "adv-global", H);
     let (cfg_any, anyh) = saturated("val-any", "adv-global", H);
+    for r in [&val1, &valh, &anyh] {
+        check_link_use(r);
+    }
     let one_over_h = 1.0 / H as f64;
     let fluid = Paths::new(&cfg).fluid_bound(&cfg);
     let fluid_any = Paths::new(&cfg_any).fluid_bound(&cfg_any);
@@ -219,6 +268,7 @@ fn min_under_uniform_traffic_saturates_high() {
         "MIN UN accepted {:.4}, above the fluid bound {fluid:.4}",
         r.accepted_load
     );
+    check_link_use(&r);
 }
 
 #[test]
@@ -277,6 +327,8 @@ fn source_adaptive_routings_stay_below_the_min_val_mixture_ceiling() {
     let (f, ceiling) = Paths::new(&cmin).mixture_bound(&cmin, &cval);
     let (_, pb) = saturated("pb", "adv-global", H);
     let (_, ugal) = saturated("ugal-l", "adv-global", H);
+    check_link_use(&pb);
+    check_link_use(&ugal);
     eprintln!(
         "ADVG+h MIN/VAL mixture ceiling {ceiling:.4} (minimal share {f:.3}); PB {:.4} ({:.0}%), UGAL-L {:.4}",
         pb.accepted_load,

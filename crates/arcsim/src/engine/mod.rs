@@ -278,6 +278,9 @@ pub struct Simulation<R: Routing> {
     /// Per VC: the cycle its head packet first asked for an output ([`NO_TIME`]: not yet).
     /// Empty unless the routing reads [`RouteCtx::head_wait`](crate::routing::RouteCtx).
     pub(crate) head_since: Vec<u32>,
+    /// Every output's phits sent (`PortState::sent`) when the window began (empty before):
+    /// link utilisation is what they sent from there to the end.
+    sent_at_window_start: Vec<u32>,
 }
 
 impl<R: Routing> Simulation<R> {
@@ -480,6 +483,7 @@ impl<R: Routing> Simulation<R> {
             reopen_scratch: [0; crate::router::MAX_RADIX],
             exhaustive: false,
             head_since,
+            sent_at_window_start: Vec::new(),
             net,
         }
     }
@@ -497,6 +501,10 @@ impl<R: Routing> Simulation<R> {
     }
 
     fn cycle(&mut self) -> Result<(), SimError> {
+        if self.now == self.collector.window_start {
+            // Once per run: link utilisation counts from here.
+            self.sent_at_window_start = self.ports.iter().map(|p| p.sent).collect();
+        }
         self.apply_change();
         self.process_events();
         if self.routing_period > 0 && self.now % self.routing_period == 0 {

@@ -5,12 +5,38 @@ use super::Simulation;
 use crate::config::Config;
 use crate::routing::Routing;
 use crate::stats::summary::{
-    Burst, EscapeStats, Hops, MeanMax, Packets, PerEntity, Series, SeriesPoint,
+    Burst, EscapeStats, Hops, LinkStats, LinkUse, MeanMax, Packets, PerEntity, Series, SeriesPoint,
 };
 use crate::stats::{Dist, Fairness, RunResult};
+use crate::topology::PortClass;
 use crate::traffic::Injection;
 
 impl<R: Routing> Simulation<R> {
+    /// Utilisation of every link since the window began, by class. A packet counts whole
+    /// when it starts on the link, so a link may show up to one packet more than it sent
+    /// inside the window.
+    fn link_stats(&self) -> LinkStats {
+        let start = self.collector.window_start;
+        if self.sent_at_window_start.len() != self.ports.len() || self.now <= start {
+            return LinkStats::default();
+        }
+        let cycles = (self.now - start) as f64;
+        let of_class = |class: PortClass| {
+            let use_: Vec<f64> = self
+                .ports
+                .iter()
+                .zip(&self.sent_at_window_start)
+                .filter(|(p, _)| p.class == class)
+                .map(|(p, &at_start)| p.sent.wrapping_sub(at_start) as f64 / cycles)
+                .collect();
+            LinkUse::of(&use_)
+        };
+        LinkStats {
+            local: of_class(PortClass::Local),
+            global: of_class(PortClass::Global),
+        }
+    }
+
     /// The run's result after `wall` seconds of wall-clock time.
     pub(super) fn result(&self, wall: f64) -> RunResult {
         let c = &self.collector;
@@ -127,6 +153,7 @@ impl<R: Routing> Simulation<R> {
                 injected: Fairness::of(&per_group(&inj_r)),
                 accepted: Fairness::of(&per_group(&acc_r)),
             },
+            links: self.link_stats(),
             injected_per_router: c.injected_per_router.clone(),
             burst: burst.then(|| Burst {
                 packets_per_node: self.burst_total / self.net.num_terminals() as u64,

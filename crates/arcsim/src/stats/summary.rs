@@ -84,6 +84,40 @@ pub struct EscapeStats {
     pub max_hops_without_escape: u64,
 }
 
+/// Utilisation of the router-to-router links of one class over the window: phits sent per
+/// cycle by each link's sending end (1.0: busy every cycle).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LinkUse {
+    /// Links of the class, each direction counted once.
+    pub links: u64,
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl LinkUse {
+    pub fn of(utilisation: &[f64]) -> LinkUse {
+        if utilisation.is_empty() {
+            return LinkUse::default();
+        }
+        LinkUse {
+            links: utilisation.len() as u64,
+            mean: utilisation.iter().sum::<f64>() / utilisation.len() as f64,
+            min: utilisation.iter().copied().fold(f64::INFINITY, f64::min),
+            max: utilisation.iter().copied().fold(0.0, f64::max),
+        }
+    }
+}
+
+/// Link utilisation by class: where the network's capacity goes (under ADVG+1 with MIN, the
+/// one global link from each group to the next carries everything: its `max` reaches 1.0
+/// while the `mean` stays at 1/(a*h) of it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LinkStats {
+    pub local: LinkUse,
+    pub global: LinkUse,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PerEntity {
     /// Packets injected (left the injection queue) in the window.
@@ -161,6 +195,9 @@ pub struct RunResult {
     pub packets: Packets,
     pub per_router: PerEntity,
     pub per_group: PerEntity,
+    /// Link utilisation by class over the window (the whole run for bursts).
+    #[serde(default)]
+    pub links: LinkStats,
     /// Packets injected in the window by each router (for fairness plots).
     pub injected_per_router: Vec<u64>,
     pub burst: Option<Burst>,
