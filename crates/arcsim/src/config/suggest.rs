@@ -94,6 +94,15 @@ fn closest<'a>(given: &str, names: &'a [String]) -> Option<&'a str> {
     if let Some(i) = squashed.iter().position(|n| *n == g) {
         return Some(&names[i]);
     }
+    // Names the papers spell out.
+    const ALIASES: &[(&str, &str)] = &[("piggyback", "pb"), ("uniformrandom", "uniform")];
+    if let Some(name) = ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == g)
+        .and_then(|(_, name)| names.iter().find(|n| n == name))
+    {
+        return Some(name);
+    }
     let prefixed: Vec<usize> = (0..names.len())
         .filter(|&i| squashed[i].starts_with(&g) || g.starts_with(&squashed[i]))
         .collect();
@@ -160,6 +169,8 @@ mod tests {
             ("OFAR-L", "ofar-l"),
             ("valany", "val-any"),
             ("ugal", "ugal-l"),
+            ("Piggyback", "pb"),
+            ("minimal", "min"),
         ] {
             assert_eq!(
                 did_you_mean(&variant(given, ALGORITHMS)).as_deref(),
