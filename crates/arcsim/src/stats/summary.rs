@@ -97,14 +97,12 @@ pub struct LinkUse {
 
 impl LinkUse {
     pub fn of(utilisation: &[f64]) -> LinkUse {
-        if utilisation.is_empty() {
-            return LinkUse::default();
-        }
+        let spread = Fairness::of(utilisation);
         LinkUse {
             links: utilisation.len() as u64,
-            mean: utilisation.iter().sum::<f64>() / utilisation.len() as f64,
-            min: utilisation.iter().copied().fold(f64::INFINITY, f64::min),
-            max: utilisation.iter().copied().fold(0.0, f64::max),
+            mean: spread.mean,
+            min: spread.min,
+            max: spread.max,
         }
     }
 }
