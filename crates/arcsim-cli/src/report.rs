@@ -1,7 +1,7 @@
 //! `arcsim run`: one simulation, a printed summary, result.json and plots.
 
 use crate::load::load;
-use crate::plot::{bar_plot, line_plot, Bar, Curve, PlotSpec, Point};
+use crate::plot::{bar_plot, grouped_bar_plot, line_plot, Bar, BarSeries, Curve, PlotSpec, Point};
 use anyhow::{Context, Result};
 use arcsim::stats::summary::Repeated;
 use arcsim::RunResult;
@@ -91,7 +91,7 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         .context("writing config.toml")?;
     plot_run(first, cfg.router.packet_length, out)?;
     println!(
-        "wrote {}, config.toml and plots series.{{svg,png}}, series_throughput.{{svg,png}}, hops.{{svg,png}}",
+        "wrote {}, config.toml and plots series.{{svg,png}}, series_throughput.{{svg,png}}, hops.{{svg,png}}, links.{{svg,png}}",
         path.display()
     );
     Ok(())
@@ -252,5 +252,49 @@ fn plot_run(r: &RunResult, packet_length: u32, out: &Path) -> Result<()> {
         },
         &bars,
     )?;
-    Ok(())
+    plot_link_use(r, out)
+}
+
+/// `links.{svg,png}`: the share of each class's links per tenth of utilisation, which shows
+/// how evenly a routing spreads the load (MIN under ADVG+1: a few global links full, the rest
+/// idle).
+fn plot_link_use(r: &RunResult, out: &Path) -> Result<()> {
+    let bins = arcsim::stats::summary::LINK_USE_BINS;
+    let groups: Vec<String> = (0..bins)
+        .map(|k| {
+            format!(
+                "{:.1}–{:.1}",
+                k as f64 / bins as f64,
+                (k + 1) as f64 / bins as f64
+            )
+        })
+        .collect();
+    let series: Vec<BarSeries> = [
+        ("local links", &r.links.local),
+        ("global links", &r.links.global),
+    ]
+    .into_iter()
+    .filter(|(_, u)| u.links > 0 && u.histogram.len() == bins)
+    .map(|(label, u)| BarSeries {
+        label: label.to_string(),
+        values: u
+            .histogram
+            .iter()
+            .map(|&n| 100.0 * n as f64 / u.links as f64)
+            .collect(),
+        errors: Vec::new(),
+    })
+    .collect();
+    grouped_bar_plot(
+        &out.join("links"),
+        &PlotSpec {
+            title: &format!("{} {} — link utilisation", r.routing, r.pattern),
+            x_label: "phits sent per cycle",
+            y_label: "% of the class's links",
+            log_y: false,
+        },
+        &groups,
+        &series,
+        None,
+    )
 }

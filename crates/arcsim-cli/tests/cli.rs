@@ -66,8 +66,23 @@ fn run_writes_result_and_plots() {
         "cycles",
         "wall_seconds",
         "cycles_per_second",
+        "links.local.mean",
+        "links.global.max",
     ] {
         num(&json, key);
+    }
+    // 36 routers with 3 local and 2 global links each on this network; every link counted in
+    // one of the ten bins of its class.
+    for (class, n) in [("local", 108.0), ("global", 72.0)] {
+        assert_eq!(num(&json, &format!("links.{class}.links")), n);
+        let bins = get(&json, &format!("links.{class}.histogram"));
+        let counted: f64 = bins
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b.as_f64().unwrap())
+            .sum();
+        assert_eq!(counted, n, "{class}: {bins}");
     }
     // The values are those of this configuration (default load 0.4, MIN, below saturation).
     assert_eq!(num(&json, "cycles"), 1500.0);
@@ -92,7 +107,7 @@ fn run_writes_result_and_plots() {
     );
     assert!(num(&json, "wall_seconds") > 0.0 && num(&json, "cycles_per_second") > 0.0);
 
-    for stem in ["series", "series_throughput", "hops"] {
+    for stem in ["series", "series_throughput", "hops", "links"] {
         assert_png(&out_dir.join(format!("{stem}.png")));
         assert_svg(&out_dir.join(format!("{stem}.svg")));
     }

@@ -93,16 +93,29 @@ pub struct LinkUse {
     pub mean: f64,
     pub min: f64,
     pub max: f64,
+    /// Links per tenth of utilisation: `histogram[k]` counts those in [k/10, (k+1)/10), the
+    /// last one also those at 1.0 or (by a packet counted whole at the window's edge) above.
+    #[serde(default)]
+    pub histogram: Vec<u64>,
 }
+
+/// Bins of [`LinkUse::histogram`].
+pub const LINK_USE_BINS: usize = 10;
 
 impl LinkUse {
     pub fn of(utilisation: &[f64]) -> LinkUse {
         let spread = Fairness::of(utilisation);
+        let mut histogram = vec![0; LINK_USE_BINS];
+        for &u in utilisation {
+            let bin = (u * LINK_USE_BINS as f64) as usize;
+            histogram[bin.min(LINK_USE_BINS - 1)] += 1;
+        }
         LinkUse {
             links: utilisation.len() as u64,
             mean: spread.mean,
             min: spread.min,
             max: spread.max,
+            histogram,
         }
     }
 }
@@ -292,6 +305,16 @@ impl Repeated {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn link_use_bins_by_tenths_and_keeps_full_links_in_the_last() {
+        let u = LinkUse::of(&[0.0, 0.05, 0.1, 0.25, 0.95, 1.0, 1.002]);
+        assert_eq!(u.links, 7);
+        assert_eq!(u.histogram, [2, 1, 1, 0, 0, 0, 0, 0, 0, 3]);
+        assert_eq!((u.min, u.max), (0.0, 1.002));
+        assert!((u.mean - 3.352 / 7.0).abs() < 1e-12);
+        assert_eq!(LinkUse::of(&[]).histogram, [0; LINK_USE_BINS]);
+    }
 
     #[test]
     fn jain_index_bounds() {
