@@ -195,12 +195,11 @@ fn plot_run(r: &RunResult, packet_length: u32, out: &Path) -> Result<()> {
         };
         line_plot(
             &out.join("series_throughput"),
-            &PlotSpec {
-                title: &format!("{} {} — load over time", r.routing, r.pattern),
-                x_label: "cycle",
-                y_label: "phits/(node·cycle)",
-                log_y: false,
-            },
+            &PlotSpec::linear(
+                &run_title(r, "load over time"),
+                "cycle",
+                "phits/(node·cycle)",
+            ),
             &[
                 curve("accepted", &|p| p.accepted_load),
                 curve("generated", &|p| p.generated_load),
@@ -220,12 +219,11 @@ fn plot_run(r: &RunResult, packet_length: u32, out: &Path) -> Result<()> {
             .collect();
         line_plot(
             &out.join("series"),
-            &PlotSpec {
-                title: &format!("{} {} — latency by generation window", r.routing, r.pattern),
-                x_label: "generation cycle",
-                y_label: "mean packet latency (cycles)",
-                log_y: false,
-            },
+            &PlotSpec::linear(
+                &run_title(r, "latency by generation window"),
+                "generation cycle",
+                "mean packet latency (cycles)",
+            ),
             &[Curve {
                 label: "latency".into(),
                 points: lat,
@@ -244,15 +242,19 @@ fn plot_run(r: &RunResult, packet_length: u32, out: &Path) -> Result<()> {
         .collect();
     bar_plot(
         &out.join("hops"),
-        &PlotSpec {
-            title: &format!("{} {} — hop count", r.routing, r.pattern),
-            x_label: "router-to-router hops",
-            y_label: "packets",
-            log_y: false,
-        },
+        &PlotSpec::linear(
+            &run_title(r, "hop count"),
+            "router-to-router hops",
+            "packets",
+        ),
         &bars,
     )?;
     plot_link_use(r, out)
+}
+
+/// A plot's title: the routing, the pattern and what the plot shows.
+fn run_title(r: &RunResult, what: &str) -> String {
+    format!("{} {} — {what}", r.routing, r.pattern)
 }
 
 /// `links.{svg,png}`: the share of each class's links per tenth of utilisation, which shows
@@ -287,12 +289,11 @@ fn plot_link_use(r: &RunResult, out: &Path) -> Result<()> {
     .collect();
     grouped_bar_plot(
         &out.join("links"),
-        &PlotSpec {
-            title: &format!("{} {} — link utilisation", r.routing, r.pattern),
-            x_label: "phits sent per cycle",
-            y_label: "% of the class's links",
-            log_y: false,
-        },
+        &PlotSpec::linear(
+            &run_title(r, "link utilisation"),
+            "phits sent per cycle",
+            "% of the class's links",
+        ),
         &groups,
         &series,
         None,

@@ -81,6 +81,18 @@ pub struct PlotSpec<'a> {
     pub log_y: bool,
 }
 
+impl<'a> PlotSpec<'a> {
+    /// A plot with a linear y axis.
+    pub fn linear(title: &'a str, x_label: &'a str, y_label: &'a str) -> PlotSpec<'a> {
+        PlotSpec {
+            title,
+            x_label,
+            y_label,
+            log_y: false,
+        }
+    }
+}
+
 /// Line plot with markers, one colour+marker per curve, and a legend.
 ///
 /// Writes `<stem>.svg` and `<stem>.png` (the extensions are appended, so a
