@@ -332,7 +332,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     write_outputs(&args.out, &points, args.title.as_deref())?;
     print_table(&points);
     println!(
-        "wrote {}/sweep.csv, sweep.json, latency.{{svg,png}}, throughput.{{svg,png}}",
+        "wrote {}/sweep.csv, sweep.json, latency.{{svg,png}}, throughput.{{svg,png}}, links.{{svg,png}}",
         args.out.display()
     );
     Ok(())
@@ -498,6 +498,24 @@ fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<
                 x: p.result.offered_load,
                 y: p.result.latency_mean.mean,
                 ci: Some(p.result.latency_mean.ci95),
+            })
+        }),
+    )?;
+    // The busiest global link: where a routing that cannot spread its load saturates.
+    line_plot(
+        &out.join("links"),
+        &PlotSpec::linear(
+            &format!("{t}: busiest global link"),
+            "offered load (phits/(node·cycle))",
+            "phits sent per cycle",
+        ),
+        &curves(&|p| {
+            let max: Vec<f64> = p.result.runs.iter().map(|r| r.links.global.max).collect();
+            let e = arcsim::stats::summary::Estimate::of(&max);
+            (p.result.runs.iter().all(|r| r.links.global.links > 0)).then_some(Point {
+                x: p.result.offered_load,
+                y: e.mean,
+                ci: Some(e.ci95),
             })
         }),
     )?;

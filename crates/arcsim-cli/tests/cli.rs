@@ -173,6 +173,7 @@ fn sweep_writes_csv_json_and_plots() {
     assert_eq!(rows.len(), 6, "2 curves x 3 loads: {rows:?}");
     let (c_curve, c_load, c_acc) = (col("curve"), col("offered_load"), col("accepted_load"));
     let (c_gen, c_del, c_fly) = (col("generated"), col("delivered"), col("in_flight"));
+    let (g_mean, g_max) = (col("global_link_mean"), col("global_link_max"));
     col("latency_mean");
     col("hops_mean");
     col("wall_seconds");
@@ -188,6 +189,9 @@ fn sweep_writes_csv_json_and_plots() {
         );
         let n = |c: usize| row[c].parse::<u64>().unwrap();
         assert_eq!(n(c_gen), n(c_del) + n(c_fly), "{row:?}");
+        // Below saturation the global links carry the load, none past one phit a cycle.
+        let (mean, max): (f64, f64) = (row[g_mean].parse().unwrap(), row[g_max].parse().unwrap());
+        assert!(0.0 < mean && mean <= max && max <= 1.0, "{row:?}");
         seen.push((row[c_curve].clone(), load));
     }
     let expected: Vec<(String, f64)> = ["min", "val"]
@@ -205,7 +209,7 @@ fn sweep_writes_csv_json_and_plots() {
         assert_eq!(p["curve"].as_str(), Some(curve.as_str()));
         assert_eq!(p["offered_load"].as_f64(), Some(*load));
     }
-    for stem in ["latency", "throughput"] {
+    for stem in ["latency", "throughput", "links"] {
         assert_png(&out_dir.join(format!("{stem}.png")));
         assert_svg(&out_dir.join(format!("{stem}.svg")));
     }

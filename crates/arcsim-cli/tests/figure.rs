@@ -207,6 +207,7 @@ fn sweep_figure_writes_every_panel_and_does_not_depend_on_threads() {
             assert!(points.iter().all(|r| &r[reps] == "2"));
             assert_plot(&o.join(panel).join("throughput"));
             assert_plot(&o.join(panel).join("latency"));
+            assert_plot(&o.join(panel).join("links"));
         }
         // MIN under ADVG+1 saturates at 1/(a*p) = 0.125: the peak at loads 0.1 and 0.3 stays
         // below it, and VAL carries more.
