@@ -276,7 +276,7 @@ fn plot_link_use(r: &RunResult, out: &Path) -> Result<()> {
         ("global links", &r.links.global),
     ]
     .into_iter()
-    .filter(|(_, u)| u.links > 0 && u.histogram.len() == bins)
+    .filter(|(_, u)| u.links > 0)
     .map(|(label, u)| BarSeries {
         label: label.to_string(),
         values: u

@@ -341,9 +341,9 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
 fn print_table(points: &[SweepPoint]) {
     // With several seeds per point, the 95% confidence half-widths follow the means.
     let ci = points.iter().any(|p| p.result.repetitions > 1);
-    let (acc_w, lat_w) = if ci { (17, 17) } else { (10, 10) };
+    let w = if ci { 17 } else { 10 };
     println!(
-        "{:<24} {:>8} {:>acc_w$} {:>lat_w$} {:>8} {:>9}",
+        "{:<24} {:>8} {:>w$} {:>w$} {:>8} {:>9}",
         "curve",
         "offered",
         if ci { "accepted ±95%" } else { "accepted" },
@@ -365,7 +365,7 @@ fn print_table(points: &[SweepPoint]) {
             )
         };
         println!(
-            "{:<24} {:>8.3} {acc:>acc_w$} {lat:>lat_w$} {:>8.2} {:>8.1}%",
+            "{:<24} {:>8.3} {acc:>w$} {lat:>w$} {:>8.2} {:>8.1}%",
             p.curve,
             r.offered_load,
             r.hops_mean.mean,

@@ -366,21 +366,6 @@ fn link_use_adds_up_to_the_hops_taken() {
         let r = common::run(&cfg);
         let l = &r.links;
         assert_eq!((l.local.links, l.global.links), (36 * 3, 36 * 2), "{l:?}");
-        let local_hops = r.hops.mean - r.hops.global_mean;
-        for (class, u, hops) in [
-            ("local", &l.local, local_hops),
-            ("global", &l.global, r.hops.global_mean),
-        ] {
-            let sent = u.mean * u.links as f64;
-            let carried = r.accepted_load * 72.0 * hops;
-            assert!(
-                (sent - carried).abs() <= 0.02 * carried,
-                "{routing}: {class} links sent {sent:.3} phits/cycle, the hops need {carried:.3}"
-            );
-            assert!(
-                u.min <= u.mean && u.mean <= u.max && u.max <= 1.0,
-                "{routing}: {u:?}"
-            );
-        }
+        common::check_link_use(&r, 0.02, 1.0, routing);
     }
 }

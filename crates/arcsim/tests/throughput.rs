@@ -71,26 +71,10 @@ const EDGE: f64 = 1.003;
 /// phits sent than their hops). A link class miscounted (ejection links as local ones, each
 /// direction twice) would be off by a third or more. Every directed link is counted once.
 fn check_link_use(r: &RunResult) {
-    let nodes = r.nodes as f64;
     let l = &r.links;
     assert_eq!(l.local.links as usize, 264 * (A - 1), "{l:?}");
     assert_eq!(l.global.links as usize, 264 * H, "{l:?}");
-    let local_hops = r.hops.mean - r.hops.global_mean;
-    for (class, u, hops) in [
-        ("local", &l.local, local_hops),
-        ("global", &l.global, r.hops.global_mean),
-    ] {
-        let sent = u.mean * u.links as f64;
-        let carried = r.accepted_load * nodes * hops;
-        assert!(
-            (sent - carried).abs() <= 0.05 * carried.max(1e-9),
-            "{class} links sent {sent:.2} phits/cycle, the delivered packets' hops need {carried:.2}"
-        );
-        assert!(
-            u.min <= u.mean && u.mean <= u.max && u.max <= EDGE,
-            "{class}: {u:?}"
-        );
-    }
+    common::check_link_use(r, 0.05, EDGE, &r.routing);
 }
 
 #[test]

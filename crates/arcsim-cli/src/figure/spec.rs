@@ -133,13 +133,14 @@ impl Plan {
 /// The TOML parser's report (a snippet of the file, then serde's message) with the message
 /// explained as configuration errors are: TOML kinds, and the key or name probably meant.
 fn explained(e: &toml::de::Error) -> String {
-    let (full, message) = (e.to_string(), e.message());
-    let better = arcsim::config::explain(message.trim_end());
-    match full.rfind(message.trim_end()) {
-        Some(at) if !message.trim().is_empty() => {
-            let end = at + message.trim_end().len();
-            format!("{}{better}{}", &full[..at], &full[end..])
-        }
+    let (full, message) = (e.to_string(), e.message().trim_end());
+    match full.rfind(message) {
+        Some(at) if !message.is_empty() => format!(
+            "{}{}{}",
+            &full[..at],
+            arcsim::config::explain(message),
+            &full[at + message.len()..]
+        ),
         _ => full,
     }
 }

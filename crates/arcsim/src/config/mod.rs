@@ -16,7 +16,6 @@ pub use overrides::apply_override;
 pub use router::*;
 pub use routing::*;
 pub use simulation::*;
-pub use suggest::{did_you_mean, with_hint};
 pub use topology::*;
 pub use traffic::*;
 
@@ -220,7 +219,7 @@ impl Config {
 /// serde's one-line message about a TOML value, as a user of the configuration should read
 /// it: TOML kinds instead of Rust types, and the key or name probably meant.
 pub fn explain(message: &str) -> String {
-    with_hint(&plain_type_names(message))
+    suggest::with_hint(&plain_type_names(message))
 }
 
 /// serde names the Rust type it wanted (`expected usize`); a user wrote TOML, so say what

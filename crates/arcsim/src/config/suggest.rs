@@ -7,7 +7,7 @@
 /// The hint for serde's "unknown field `x`, expected one of `a`, `b`" or "unknown variant ...",
 /// found anywhere in `message` (the TOML parser wraps it in a snippet of the file): the allowed
 /// name closest to the given one, or `None` when no name is close.
-pub fn did_you_mean(message: &str) -> Option<String> {
+fn did_you_mean(message: &str) -> Option<String> {
     let (given, names) = unknown_and_allowed(message)?;
     if let Some(hint) = paper_pattern(&given, &names) {
         return Some(hint);
@@ -17,7 +17,7 @@ pub fn did_you_mean(message: &str) -> Option<String> {
 
 /// `message` with the hint, if any, after serde's first clause ("unknown field `x`"), so it
 /// is read before the list of every allowed name.
-pub fn with_hint(message: &str) -> String {
+pub(super) fn with_hint(message: &str) -> String {
     match (did_you_mean(message), message.find("`, expected ")) {
         (Some(hint), Some(at)) => {
             let at = at + 1;

@@ -275,3 +275,26 @@ impl Paths {
         best
     }
 }
+
+/// The phits the links of each class sent over the window against the hops of that class
+/// the delivered packets took: equal within `tolerance` (relative) in steady state. Every
+/// link's use also lies between the class's min and max, and the max is at most `max_use`.
+pub fn check_link_use(r: &RunResult, tolerance: f64, max_use: f64, what: &str) {
+    let l = &r.links;
+    let local_hops = r.hops.mean - r.hops.global_mean;
+    for (class, u, hops) in [
+        ("local", &l.local, local_hops),
+        ("global", &l.global, r.hops.global_mean),
+    ] {
+        let sent = u.mean * u.links as f64;
+        let carried = r.accepted_load * r.nodes as f64 * hops;
+        assert!(
+            (sent - carried).abs() <= tolerance * carried.max(1e-9),
+            "{what}: {class} links sent {sent:.3} phits/cycle, the delivered packets' hops need {carried:.3}"
+        );
+        assert!(
+            u.min <= u.mean && u.mean <= u.max && u.max <= max_use,
+            "{what}: {class}: {u:?}"
+        );
+    }
+}
