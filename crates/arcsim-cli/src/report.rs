@@ -4,6 +4,7 @@ use crate::load::load;
 use crate::plot::{bar_plot, grouped_bar_plot, line_plot, Bar, BarSeries, Curve, PlotSpec, Point};
 use anyhow::{Context, Result};
 use arcsim::stats::summary::Repeated;
+use arcsim::stats::SeriesPoint;
 use arcsim::RunResult;
 use serde::Serialize;
 use std::path::Path;
@@ -89,12 +90,58 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         .with_context(|| format!("writing {}", path.display()))?;
     std::fs::write(out.join("config.toml"), cfg.to_toml_string()?)
         .context("writing config.toml")?;
+    if let Some(s) = &first.series {
+        write_series_csv(s, &out.join("series.csv"))?;
+    }
     plot_run(first, cfg.router.packet_length, out)?;
     println!(
-        "wrote {}, config.toml and plots series.{{svg,png}}, series_throughput.{{svg,png}}, hops.{{svg,png}}, links.{{svg,png}}",
+        "wrote {}, series.csv, config.toml and plots series.{{svg,png}}, series_throughput.{{svg,png}}, queues.{{svg,png}}, hops.{{svg,png}}, links.{{svg,png}}",
         path.display()
     );
     Ok(())
+}
+
+/// series.csv: the time series, one row per window (result.json's `series.points`).
+fn write_series_csv(s: &arcsim::stats::Series, path: &Path) -> Result<()> {
+    let mut w =
+        csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
+    w.write_record([
+        "cycle",
+        "accepted_load",
+        "generated_load",
+        "latency_mean",
+        "latency_samples",
+        "misrouted_fraction",
+        "escaped_fraction",
+        "hops_mean",
+        "in_flight",
+        "buffered",
+        "injection_occupancy",
+        "local_occupancy",
+        "global_occupancy",
+        "escape_occupancy",
+    ])?;
+    for p in &s.points {
+        let o = &p.occupancy;
+        w.write_record([
+            p.cycle.to_string(),
+            format!("{:.6}", p.accepted_load),
+            format!("{:.6}", p.generated_load),
+            format!("{:.3}", p.latency_mean),
+            p.latency_samples.to_string(),
+            format!("{:.6}", p.misrouted_fraction),
+            format!("{:.6}", p.escaped_fraction),
+            format!("{:.4}", p.hops_mean),
+            p.in_flight.to_string(),
+            p.buffered.to_string(),
+            format!("{:.6}", o.injection),
+            format!("{:.6}", o.local),
+            format!("{:.6}", o.global),
+            format!("{:.6}", o.escape),
+        ])?;
+    }
+    w.flush()
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 fn summary_of(rep: &Repeated) -> RepeatedSummary<'_> {
@@ -181,18 +228,22 @@ pub fn print_summary(r: &RunResult) {
 
 fn plot_run(r: &RunResult, packet_length: u32, out: &Path) -> Result<()> {
     if let Some(s) = &r.series {
-        let curve = |label: &str, f: &dyn Fn(&arcsim::stats::SeriesPoint) -> f64| Curve {
+        // Each point at its window's first cycle, or (`at_end`) at its last, where the
+        // buffers were sampled.
+        let curve_at = |at_end: bool, label: &str, f: &dyn Fn(&SeriesPoint) -> f64| Curve {
             label: label.to_string(),
             points: s
                 .points
                 .iter()
                 .map(|p| Point {
-                    x: p.cycle as f64,
+                    x: (p.cycle + if at_end { s.window_cycles } else { 0 }) as f64,
                     y: f(p),
                     ci: None,
                 })
                 .collect(),
         };
+        let curve = |label: &str, f: &dyn Fn(&SeriesPoint) -> f64| curve_at(false, label, f);
+        let end_curve = |label: &str, f: &dyn Fn(&SeriesPoint) -> f64| curve_at(true, label, f);
         line_plot(
             &out.join("series_throughput"),
             &PlotSpec::linear(
@@ -204,6 +255,26 @@ fn plot_run(r: &RunResult, packet_length: u32, out: &Path) -> Result<()> {
                 curve("accepted", &|p| p.accepted_load),
                 curve("generated", &|p| p.generated_load),
             ],
+        )?;
+        // How full each class of buffer is at the end of every window: where packets wait
+        // as congestion builds (sources, network buffers, the escape subnetwork).
+        let escape = s.points.iter().any(|p| p.occupancy.escape > 0.0);
+        let mut queues = vec![
+            end_curve("injection", &|p| 100.0 * p.occupancy.injection),
+            end_curve("local", &|p| 100.0 * p.occupancy.local),
+            end_curve("global", &|p| 100.0 * p.occupancy.global),
+        ];
+        if escape {
+            queues.push(end_curve("escape", &|p| 100.0 * p.occupancy.escape));
+        }
+        line_plot(
+            &out.join("queues"),
+            &PlotSpec::linear(
+                &run_title(r, "buffer occupancy"),
+                "cycle (end of window)",
+                "% of the class's packet slots",
+            ),
+            &queues,
         )?;
         let lat: Vec<_> = s
             .points

@@ -107,9 +107,22 @@ fn run_writes_result_and_plots() {
     );
     assert!(num(&json, "wall_seconds") > 0.0 && num(&json, "cycles_per_second") > 0.0);
 
-    for stem in ["series", "series_throughput", "hops", "links"] {
+    for stem in ["series", "series_throughput", "queues", "hops", "links"] {
         assert_png(&out_dir.join(format!("{stem}.png")));
         assert_svg(&out_dir.join(format!("{stem}.svg")));
+    }
+    // series.csv: a row per window of result.json's series, the same numbers.
+    let points = get(&json, "series.points").as_array().unwrap().clone();
+    let mut csv = csv::Reader::from_path(out_dir.join("series.csv")).expect("series.csv");
+    let header = csv.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = csv.records().map(|r| r.unwrap()).collect();
+    assert_eq!(rows.len(), points.len(), "series.csv rows");
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    for (row, p) in rows.iter().zip(&points) {
+        assert_eq!(row[col("cycle")], p["cycle"].to_string());
+        assert_eq!(row[col("in_flight")], p["in_flight"].to_string());
+        let occ: f64 = row[col("injection_occupancy")].parse().unwrap();
+        assert!((occ - p["occupancy"]["injection"].as_f64().unwrap()).abs() < 1e-6);
     }
     // The configuration actually used is written back and reloads.
     let used = std::fs::read_to_string(out_dir.join("config.toml")).expect("config.toml");

@@ -369,3 +369,119 @@ fn link_use_adds_up_to_the_hops_taken() {
         common::check_link_use(&r, 0.02, 1.0, routing);
     }
 }
+
+/// The buffers sampled at the end of each series window are where an audit at that cycle
+/// finds the packets: `in_flight` is generated minus delivered, `buffered` the packets in
+/// buffers, and each class's occupancy times its packet slots adds up to `buffered`. With
+/// OFAR past saturation the escape ring fills too; without an escape network it stays 0.
+#[test]
+fn series_buffer_samples_match_an_audit_at_each_window_end() {
+    for (routing, escape) in [("min", false), ("ofar", true)] {
+        let cfg = small(&[
+            &format!("routing.algorithm={routing}"),
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=0.8",
+            "simulation.warmup_cycles=1000",
+            "simulation.measure_cycles=2000",
+            "simulation.series_window=250",
+        ]);
+        let r = common::run(&cfg);
+        let s = r.series.as_ref().expect("series requested");
+        assert_eq!(s.points.len(), 12, "{routing}");
+        let mut sim = arcsim::build(&cfg).unwrap();
+        for p in &s.points {
+            let end = p.cycle + 250;
+            while sim.now() < end {
+                sim.step().unwrap();
+            }
+            let a = sim.audit();
+            check(&a, routing);
+            let at = format!("{routing}, window ending at {end}");
+            assert_eq!(p.in_flight, a.generated - a.delivered, "{at}: {a:?}");
+            assert_eq!(p.buffered, a.in_buffers, "{at}: {a:?}");
+        }
+        // Packet slots per class: 72 injection buffers of 256 phits; 36 routers with 3 local
+        // ports of 32 phits and 2 global ports of 256 phits, per canonical VC (MIN 2/1).
+        if !escape {
+            let o = |p: &arcsim::stats::SeriesPoint| {
+                p.occupancy.injection * (72.0 * 32.0)
+                    + p.occupancy.local * (36.0 * 3.0 * 2.0 * 4.0)
+                    + p.occupancy.global * (36.0 * 2.0 * 32.0)
+            };
+            for p in &s.points {
+                assert!(
+                    (o(p) - p.buffered as f64).abs() < 1e-6,
+                    "{routing} at {}: {:?} against {} buffered",
+                    p.cycle,
+                    p.occupancy,
+                    p.buffered
+                );
+                assert_eq!(p.occupancy.escape, 0.0);
+            }
+        }
+        let last = s.points.last().unwrap();
+        // Past saturation under ADVG+2 the sources back up; OFAR's blocked packets take the
+        // escape ring.
+        assert!(last.occupancy.injection > 0.5, "{routing}: {last:?}");
+        let escape_max = s
+            .points
+            .iter()
+            .map(|p| p.occupancy.escape)
+            .fold(0.0, f64::max);
+        assert_eq!(
+            escape_max > 0.0,
+            escape,
+            "{routing}: escape occupancy {escape_max}"
+        );
+        assert!(s.points.iter().all(|p| {
+            let o = &p.occupancy;
+            [o.injection, o.local, o.global, o.escape]
+                .iter()
+                .all(|f| (0.0..=1.0).contains(f))
+        }));
+    }
+}
+
+/// In burst mode every packet is measured, so the windows' hop and escape means, weighted by
+/// their packets, give the run's.
+#[test]
+fn series_hops_and_escape_use_add_up_to_the_runs() {
+    let cfg = small(&[
+        "routing.algorithm=ofar",
+        "traffic.pattern=adv-global",
+        "traffic.offset=2",
+        "traffic.burst_packets=200",
+        "simulation.series_window=200",
+    ]);
+    let r = common::run(&cfg);
+    let s = r.series.as_ref().expect("series requested");
+    let n: u64 = s.points.iter().map(|p| p.latency_samples).sum();
+    assert_eq!(n, r.packets.delivered);
+    let weighted = |f: fn(&arcsim::stats::SeriesPoint) -> f64| -> f64 {
+        s.points
+            .iter()
+            .map(|p| f(p) * p.latency_samples as f64)
+            .sum::<f64>()
+            / n as f64
+    };
+    let hops = weighted(|p| p.hops_mean);
+    let escaped = weighted(|p| p.escaped_fraction);
+    assert!(
+        (hops - r.hops.mean).abs() < 1e-9,
+        "{hops} against {}",
+        r.hops.mean
+    );
+    assert!(
+        (escaped - r.escape.entered_fraction).abs() < 1e-9,
+        "{escaped} against {}",
+        r.escape.entered_fraction
+    );
+    assert!(
+        r.escape.entered_fraction > 0.0,
+        "the burst should use the escape ring"
+    );
+    // A burst ends with nothing left anywhere.
+    let last = s.points.last().unwrap();
+    assert_eq!((last.in_flight, last.buffered), (0, 0), "{last:?}");
+}

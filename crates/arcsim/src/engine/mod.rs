@@ -24,6 +24,7 @@
 pub mod events;
 mod generation;
 mod movement;
+mod occupancy;
 pub mod packet;
 mod pipeline;
 mod result;
@@ -281,6 +282,12 @@ pub struct Simulation<R: Routing> {
     /// Every output's phits sent (`PortState::sent`) when the window began (empty before):
     /// link utilisation is what they sent from there to the end.
     sent_at_window_start: Vec<u32>,
+    /// Buffer occupancy over time (only with a time series): the buffer class of every VC
+    /// ([`crate::stats::buffer_class`]), the packet slots of each class, and the next cycle
+    /// at which the buffers are sampled (`u64::MAX`: never).
+    vc_class: Vec<u8>,
+    class_slots: [u64; 4],
+    next_sample: u64,
 }
 
 impl<R: Routing> Simulation<R> {
@@ -410,6 +417,11 @@ impl<R: Routing> Simulation<R> {
             (sim.warmup_cycles, sim.warmup_cycles + sim.measure_cycles)
         };
         let pattern_name = result::describe_pattern(cfg);
+        let (vc_class, class_slots) = if sim.series_window > 0 {
+            occupancy::classify_vcs(&net, &ports, &vcs, &routing)
+        } else {
+            (Vec::new(), [0; 4])
+        };
         let routing_period = routing.period();
         let head_since = if routing.reads_head_wait() {
             vec![NO_TIME; vcs.len()]
@@ -484,6 +496,13 @@ impl<R: Routing> Simulation<R> {
             exhaustive: false,
             head_since,
             sent_at_window_start: Vec::new(),
+            vc_class,
+            class_slots,
+            next_sample: if sim.series_window > 0 {
+                sim.series_window
+            } else {
+                u64::MAX
+            },
             net,
         }
     }
@@ -503,6 +522,9 @@ impl<R: Routing> Simulation<R> {
     fn cycle(&mut self) -> Result<(), SimError> {
         if self.now == self.collector.window_start {
             self.snapshot_links();
+        }
+        if self.now == self.next_sample {
+            self.sample_buffers();
         }
         self.apply_change();
         self.process_events();

@@ -80,28 +80,37 @@ impl<R: Routing> Simulation<R> {
                 .max(s.lat_count.len())
                 .min(end.div_ceil(s.width) as usize);
             let get = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
+            // Windows that ended before the run did were sampled when they ended; the last
+            // one (and, in burst mode, any past the last cycle) ends with the run.
+            let last = self.buffer_sample();
+            let sample = |i: usize| s.samples.get(i).copied().unwrap_or(last);
+            let share = |v: &Vec<u64>, i: usize, cnt: u64| {
+                if cnt > 0 {
+                    get(v, i) as f64 / cnt as f64
+                } else {
+                    0.0
+                }
+            };
             Series {
                 window_cycles: s.width,
                 points: (0..windows)
                     .map(|i| {
                         let cnt = get(&s.lat_count, i);
+                        let buffers = sample(i);
                         SeriesPoint {
                             cycle: i as u64 * s.width,
                             accepted_load: get(&s.delivered_phits, i) as f64
                                 / (nodes * s.width as f64),
                             generated_load: get(&s.generated, i) as f64 * self.pkt_len as f64
                                 / (nodes * s.width as f64),
-                            latency_mean: if cnt > 0 {
-                                get(&s.lat_sum, i) as f64 / cnt as f64
-                            } else {
-                                0.0
-                            },
+                            latency_mean: share(&s.lat_sum, i, cnt),
                             latency_samples: cnt,
-                            misrouted_fraction: if cnt > 0 {
-                                get(&s.misrouted, i) as f64 / cnt as f64
-                            } else {
-                                0.0
-                            },
+                            misrouted_fraction: share(&s.misrouted, i, cnt),
+                            escaped_fraction: share(&s.escaped, i, cnt),
+                            hops_mean: share(&s.hops, i, cnt),
+                            in_flight: buffers.in_flight,
+                            buffered: buffers.packets.iter().sum(),
+                            occupancy: self.occupancy_of(&buffers),
                         }
                     })
                     .collect(),

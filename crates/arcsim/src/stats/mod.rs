@@ -55,6 +55,28 @@ pub struct SeriesAcc {
     pub lat_sum: Vec<u64>,
     pub lat_count: Vec<u64>,
     pub misrouted: Vec<u64>,
+    /// Per generation window: packets that entered an escape subnetwork, and hops summed.
+    pub escaped: Vec<u64>,
+    pub hops: Vec<u64>,
+    /// Per window: the buffers when it ended (see [`BufferSample`]).
+    pub samples: Vec<BufferSample>,
+}
+
+/// The packets held in the network's buffers at one moment, by class, and the packets
+/// generated but not yet delivered (those in buffers plus those on links).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BufferSample {
+    pub in_flight: u64,
+    /// Packets in injection, canonical local, canonical global and escape VCs.
+    pub packets: [u64; 4],
+}
+
+/// Index of a buffer class in [`BufferSample::packets`].
+pub mod buffer_class {
+    pub const INJECTION: usize = 0;
+    pub const LOCAL: usize = 1;
+    pub const GLOBAL: usize = 2;
+    pub const ESCAPE: usize = 3;
 }
 
 impl SeriesAcc {
@@ -102,6 +124,9 @@ impl Collector {
                 lat_sum: Vec::new(),
                 lat_count: Vec::new(),
                 misrouted: Vec::new(),
+                escaped: Vec::new(),
+                hops: Vec::new(),
+                samples: Vec::new(),
             }),
         }
     }
@@ -144,6 +169,8 @@ impl Collector {
             *SeriesAcc::slot(&mut s.lat_sum, gw) += tail - gen;
             *SeriesAcc::slot(&mut s.lat_count, gw) += 1;
             *SeriesAcc::slot(&mut s.misrouted, gw) += misrouted as u64;
+            *SeriesAcc::slot(&mut s.escaped, gw) += (p.escape_entries > 0) as u64;
+            *SeriesAcc::slot(&mut s.hops, gw) += hops as u64;
         }
         if !self.in_window(tail) {
             return;

@@ -149,6 +149,36 @@ pub struct SeriesPoint {
     pub latency_mean: f64,
     pub latency_samples: u64,
     pub misrouted_fraction: f64,
+    /// Share of the window's packets (those of `latency_samples`) that entered an escape
+    /// subnetwork at least once.
+    #[serde(default)]
+    pub escaped_fraction: f64,
+    /// Mean hops of the window's packets.
+    #[serde(default)]
+    pub hops_mean: f64,
+    /// Packets generated and not yet granted their ejection port when the window ended (in
+    /// buffers or on links).
+    #[serde(default)]
+    pub in_flight: u64,
+    /// Packets in buffers (every class) when the window ended; `in_flight − buffered` are on
+    /// links.
+    #[serde(default)]
+    pub buffered: u64,
+    /// How full each class of buffer was when the window ended.
+    #[serde(default)]
+    pub occupancy: Occupancy,
+}
+
+/// Packets held over packet slots, by buffer class, at one moment (0 for a class the network
+/// does not have). Injection buffers are the routers' terminal inputs (the source queues);
+/// local and global count the canonical VCs of those ports, escape the VCs of the escape
+/// subnetworks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Occupancy {
+    pub injection: f64,
+    pub local: f64,
+    pub global: f64,
+    pub escape: f64,
 }
 
 impl SeriesPoint {
