@@ -3,6 +3,7 @@
 use crate::load::load;
 use crate::plot::{bar_plot, grouped_bar_plot, line_plot, Bar, BarSeries, Curve, PlotSpec, Point};
 use anyhow::{Context, Result};
+use arcsim::stats::summary::Occupancy;
 use arcsim::stats::summary::Repeated;
 use arcsim::stats::SeriesPoint;
 use arcsim::RunResult;
@@ -70,7 +71,7 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         .with_context(|| format!("creating output directory {}", out.display()))?;
     let rep = arcsim::run_repeated(&cfg)?;
     let first = &rep.runs[0];
-    print_summary(first);
+    print_summary(first, cfg.simulation.warmup_cycles);
     if rep.repetitions > 1 {
         println!(
             "over {} seeds: accepted {:.4} ± {:.4}, latency {:.1} ± {:.1} cycles (95% CI)",
@@ -157,7 +158,7 @@ fn summary_of(rep: &Repeated) -> RepeatedSummary<'_> {
     }
 }
 
-pub fn print_summary(r: &RunResult) {
+pub fn print_summary(r: &RunResult, warmup_cycles: u64) {
     println!("topology        {}", r.topology);
     println!(
         "routing         {}   pattern {}   seed {}",
@@ -212,6 +213,19 @@ pub fn print_summary(r: &RunResult) {
             r.escape.hops_mean
         );
     }
+    if let Some((what, o)) = buffer_summary(r, warmup_cycles) {
+        let escape = if o.escape > 0.0 {
+            format!("  escape {:.1}%", 100.0 * o.escape)
+        } else {
+            String::new()
+        };
+        println!(
+            "buffers         {what}: injection {:.1}%  local {:.1}%  global {:.1}%{escape} of their slots",
+            100.0 * o.injection,
+            100.0 * o.local,
+            100.0 * o.global
+        );
+    }
     println!(
         "fairness        injected per router min {:.0} max {:.0} Jain {:.4}; accepted per group Jain {:.4}",
         r.per_router.injected.min, r.per_router.injected.max, r.per_router.injected.jain, r.per_group.accepted.jain
@@ -224,6 +238,50 @@ pub fn print_summary(r: &RunResult) {
         "speed           {} cycles in {:.2} s = {:.0} cycles/s, {:.2e} packet-hops/s",
         r.cycles, r.wall_seconds, r.cycles_per_second, r.packet_hops_per_second
     );
+}
+
+/// How full the buffers were: the mean of the samples taken at the ends of the windows that
+/// lie in the measurement window, or in burst mode (which ends with empty buffers) the
+/// fullest sample of each class.
+fn buffer_summary(r: &RunResult, warmup_cycles: u64) -> Option<(&'static str, Occupancy)> {
+    let s = r.series.as_ref()?;
+    let classes = |p: &SeriesPoint| {
+        let o = &p.occupancy;
+        [o.injection, o.local, o.global, o.escape]
+    };
+    let of = |v: [f64; 4]| Occupancy {
+        injection: v[0],
+        local: v[1],
+        global: v[2],
+        escape: v[3],
+    };
+    if r.burst.is_some() {
+        let mut max = [0.0f64; 4];
+        for p in &s.points {
+            for (m, x) in max.iter_mut().zip(classes(p)) {
+                *m = m.max(x);
+            }
+        }
+        return Some(("at their fullest", of(max)));
+    }
+    let measured: Vec<_> = s
+        .points
+        .iter()
+        .filter(|p| p.cycle >= warmup_cycles)
+        .collect();
+    if measured.is_empty() {
+        return None;
+    }
+    let mut sum = [0.0f64; 4];
+    for p in &measured {
+        for (m, x) in sum.iter_mut().zip(classes(p)) {
+            *m += x;
+        }
+    }
+    Some((
+        "mean over the window",
+        of(sum.map(|x| x / measured.len() as f64)),
+    ))
 }
 
 fn plot_run(r: &RunResult, packet_length: u32, out: &Path) -> Result<()> {
