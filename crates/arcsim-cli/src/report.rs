@@ -245,24 +245,14 @@ pub fn print_summary(r: &RunResult, warmup_cycles: u64) {
 /// fullest sample of each class.
 fn buffer_summary(r: &RunResult, warmup_cycles: u64) -> Option<(&'static str, Occupancy)> {
     let s = r.series.as_ref()?;
-    let classes = |p: &SeriesPoint| {
-        let o = &p.occupancy;
-        [o.injection, o.local, o.global, o.escape]
-    };
-    let of = |v: [f64; 4]| Occupancy {
-        injection: v[0],
-        local: v[1],
-        global: v[2],
-        escape: v[3],
-    };
     if r.burst.is_some() {
         let mut max = [0.0f64; 4];
         for p in &s.points {
-            for (m, x) in max.iter_mut().zip(classes(p)) {
+            for (m, x) in max.iter_mut().zip(p.occupancy.to_array()) {
                 *m = m.max(x);
             }
         }
-        return Some(("at their fullest", of(max)));
+        return Some(("at their fullest", Occupancy::from_array(max)));
     }
     let measured: Vec<_> = s
         .points
@@ -274,13 +264,14 @@ fn buffer_summary(r: &RunResult, warmup_cycles: u64) -> Option<(&'static str, Oc
     }
     let mut sum = [0.0f64; 4];
     for p in &measured {
-        for (m, x) in sum.iter_mut().zip(classes(p)) {
+        for (m, x) in sum.iter_mut().zip(p.occupancy.to_array()) {
             *m += x;
         }
     }
+    let n = measured.len() as f64;
     Some((
         "mean over the window",
-        of(sum.map(|x| x / measured.len() as f64)),
+        Occupancy::from_array(sum.map(|x| x / n)),
     ))
 }
 

@@ -86,18 +86,12 @@ impl<R: Routing> Simulation<R> {
 
     /// A sample as fractions of each class's slots.
     pub(super) fn occupancy_of(&self, s: &BufferSample) -> Occupancy {
-        let f = |c: usize| {
+        Occupancy::from_array(std::array::from_fn(|c| {
             if self.class_slots[c] == 0 {
                 0.0
             } else {
                 s.packets[c] as f64 / self.class_slots[c] as f64
             }
-        };
-        Occupancy {
-            injection: f(INJECTION),
-            local: f(LOCAL),
-            global: f(GLOBAL),
-            escape: f(ESCAPE),
-        }
+        }))
     }
 }

@@ -181,6 +181,22 @@ pub struct Occupancy {
     pub escape: f64,
 }
 
+impl Occupancy {
+    /// The classes in the order of [`crate::stats::buffer_class`].
+    pub fn to_array(&self) -> [f64; 4] {
+        [self.injection, self.local, self.global, self.escape]
+    }
+
+    pub fn from_array(v: [f64; 4]) -> Occupancy {
+        Occupancy {
+            injection: v[0],
+            local: v[1],
+            global: v[2],
+            escape: v[3],
+        }
+    }
+}
+
 impl SeriesPoint {
     /// Packets generated in the window, over every node.
     pub fn generated_packets(&self, nodes: u64, window_cycles: u64, packet_length: u32) -> f64 {
