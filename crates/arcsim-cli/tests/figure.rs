@@ -362,7 +362,7 @@ set = ["traffic.pattern=uniform"]
 
 [[panel]]
 name = "adv"
-set = ["traffic.pattern=adv-global", "traffic.offset=1"]
+set = ["traffic.pattern=adv-global", "traffic.offset=1", "simulation.series_window=100"]
 
 [[curve]]
 label = "MIN"
@@ -434,6 +434,20 @@ set = ["routing.algorithm=min", "simulation.max_cycles=250"]
     }
     let report = text(&out.stdout);
     assert!(report.contains("not consumed"), "{report}");
+    // With a time series (panel adv only) each finished curve's delivery over time: its
+    // windows add up to the whole burst, 30 packets of 8 phits from each of 72 nodes.
+    assert!(!o.join("un").join("delivery.csv").exists());
+    assert_plot(&o.join("adv").join("delivery"));
+    let delivery = rows(&o.join("adv").join("delivery.csv"));
+    for curve in ["MIN", "VAL"] {
+        let phits: f64 = delivery
+            .iter()
+            .filter(|r| &r[0] == curve)
+            .map(|r| r[2].parse::<f64>().unwrap() * 72.0 * 100.0)
+            .sum();
+        assert!((phits - 30.0 * 72.0 * 8.0).abs() < 1.0, "{curve}: {phits}");
+    }
+    assert!(!delivery.iter().any(|r| &r[0] == "stopped"));
 }
 
 #[test]

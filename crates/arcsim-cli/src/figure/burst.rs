@@ -192,6 +192,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         }
         writeln!(report)?;
         hop_csv.flush()?;
+        write_delivery(&out.join(pname), &plan.title(ptitle), spec, &reps)?;
         line_plot(
             &out.join(pname).join("hops"),
             &PlotSpec {
@@ -269,6 +270,78 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         Some(1.0),
     )?;
     Ok(())
+}
+
+/// `PANEL/delivery.{csv,svg,png}` when the runs kept a time series
+/// (`simulation.series_window`): per curve, the first seed's accepted load per window over
+/// the burst, and in the CSV its escape use and how full the global and escape buffers were.
+/// A burst that jams shows as a collapse of the accepted load, not only as a long bar.
+fn write_delivery(
+    dir: &std::path::Path,
+    title: &str,
+    spec: &Spec,
+    reps: &[(Option<Repeated>, Vec<String>)],
+) -> Result<()> {
+    let firsts: Vec<(&str, &arcsim::stats::Series)> = spec
+        .curve
+        .iter()
+        .zip(reps)
+        .filter_map(|(c, (rep, _))| {
+            let s = rep.as_ref()?.runs.first()?.series.as_ref()?;
+            Some((c.label.as_str(), s))
+        })
+        .collect();
+    if firsts.is_empty() {
+        return Ok(());
+    }
+    let mut w = csv::Writer::from_path(dir.join("delivery.csv"))?;
+    w.write_record([
+        "curve",
+        "cycle",
+        "accepted_load",
+        "escaped_fraction",
+        "hops_mean",
+        "in_flight",
+        "global_occupancy",
+        "escape_occupancy",
+    ])?;
+    let mut curves = Vec::new();
+    for (label, s) in &firsts {
+        for p in &s.points {
+            w.write_record([
+                label.to_string(),
+                p.cycle.to_string(),
+                format!("{:.6}", p.accepted_load),
+                format!("{:.6}", p.escaped_fraction),
+                format!("{:.4}", p.hops_mean),
+                p.in_flight.to_string(),
+                format!("{:.6}", p.occupancy.global),
+                format!("{:.6}", p.occupancy.escape),
+            ])?;
+        }
+        curves.push(Curve {
+            label: label.to_string(),
+            points: s
+                .points
+                .iter()
+                .map(|p| Point {
+                    x: p.cycle as f64,
+                    y: p.accepted_load,
+                    ci: None,
+                })
+                .collect(),
+        });
+    }
+    w.flush()?;
+    line_plot(
+        &dir.join("delivery"),
+        &PlotSpec::linear(
+            &format!("{title} — delivery over time (first seed)"),
+            "cycle",
+            "accepted load, phits/(node·cycle)",
+        ),
+        &curves,
+    )
 }
 
 /// A bucket's share of the packets for `hops.csv`. Scientific notation: the log-scale tail
