@@ -473,6 +473,10 @@ set = ["routing.algorithm=ugal-l"]
 label = "MIN"
 set = ["routing.algorithm=min"]
 
+[[curve]]
+label = "OFAR"
+set = ["routing.algorithm=ofar", "traffic.load=1.0"]
+
 [[claim]]
 paper = "MIN's latency rises after the change"
 curve = "MIN"
@@ -523,15 +527,42 @@ at_most = 0.5
         let c: Vec<&csv::StringRecord> = thr.iter().filter(|r| &r[0] == curve).collect();
         assert_eq!(c.len(), 26, "{curve}: 1,300 cycles in windows of 50");
         assert_eq!(&c[0][1], "0");
-        assert!(c.iter().all(|r| &r[4] == "2"), "both seeds in every window");
+        assert!(c.iter().all(|r| &r[9] == "2"), "both seeds in every window");
         let measured: Vec<f64> = c[6..].iter().map(|r| r[2].parse().unwrap()).collect();
         let mean = measured.iter().sum::<f64>() / measured.len() as f64;
         assert!(
             (mean - 0.05).abs() < 0.015,
             "{curve}: accepted {mean} at 0.05"
         );
+        // The packets in flight when a window ends are those generated and not yet received
+        // by then (up to the few whose tails are still arriving), per node: 8-phit packets,
+        // 50-cycle windows.
+        let mut generated_less_accepted = 0.0;
+        for r in &c {
+            let f = |k: usize| r[k].parse::<f64>().unwrap();
+            generated_less_accepted += (f(3) - f(2)) * 50.0 / 8.0;
+            assert!(
+                (f(4) - generated_less_accepted).abs() < 0.1,
+                "{curve} at {}: {} in flight per node, {generated_less_accepted} generated and not received",
+                &r[1],
+                f(4)
+            );
+            assert!((5..9).all(|k| (0.0..=1.0).contains(&f(k))), "{r:?}");
+            assert_eq!(f(8), 0.0, "no escape network: {r:?}");
+        }
     }
     assert_plot(&dir.join("t/all/throughput"));
+    assert_plot(&dir.join("t/all/in_flight"));
+    // The escape plot has the one curve with an escape ring.
+    assert!(thr
+        .iter()
+        .any(|r| &r[0] == "OFAR" && r[8].parse::<f64>().unwrap() > 0.0));
+    assert_plot(&dir.join("t/all/escape"));
+    let svg = std::fs::read_to_string(dir.join("t/all/escape.svg")).unwrap();
+    assert!(
+        svg.contains("OFAR") && !svg.contains("UGAL-L"),
+        "escape plot legend"
+    );
     assert!(text(&out.stdout).contains("accepted load per window"));
     // The claims' numbers, computed here again from the series.
     let claims = rows(&dir.join("t/claims.csv"));

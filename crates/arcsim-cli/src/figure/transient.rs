@@ -5,6 +5,7 @@
 use super::Finished;
 use crate::plot::{line_plot, Curve, PlotSpec, Point};
 use anyhow::Result;
+use arcsim::stats::summary::Occupancy;
 use std::fmt::Write as _;
 
 pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
@@ -60,8 +61,21 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         )?;
         let mut curves = Vec::new();
         let mut tw = csv::Writer::from_path(dir.join("throughput.csv"))?;
-        tw.write_record(["curve", "cycle", "accepted_load", "generated_load", "seeds"])?;
+        tw.write_record([
+            "curve",
+            "cycle",
+            "accepted_load",
+            "generated_load",
+            "in_flight_per_node",
+            "injection_occupancy",
+            "local_occupancy",
+            "global_occupancy",
+            "escape_occupancy",
+            "seeds",
+        ])?;
         let mut thr_curves = Vec::new();
+        let mut fly_curves = Vec::new();
+        let mut escape_curves = Vec::new();
         let mut thr_report = String::new();
         for (ci, curve) in spec.curve.iter().enumerate() {
             let cell = cells.remove(&(pi, ci, 0)).unwrap_or_default();
@@ -82,11 +96,17 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             let len = job.cfg.router.packet_length;
             let thr = throughput_series(&cell.runs);
             for p in &thr {
+                let o = p.occupancy.to_array();
                 tw.write_record([
                     curve.label.clone(),
                     p.cycle.to_string(),
                     format!("{:.6}", p.accepted),
                     format!("{:.6}", p.generated),
+                    format!("{:.4}", p.in_flight_per_node),
+                    format!("{:.6}", o[0]),
+                    format!("{:.6}", o[1]),
+                    format!("{:.6}", o[2]),
+                    format!("{:.6}", o[3]),
                     p.seeds.to_string(),
                 ])?;
             }
@@ -161,17 +181,22 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             }
             // Plotted against the cycles from the change (the paper's view of a transient).
             let origin = change.unwrap_or(0) as f64;
-            thr_curves.push(Curve {
+            let along = |y: &dyn Fn(&ThroughputPoint) -> f64, at_end: u64| Curve {
                 label: curve.label.clone(),
                 points: thr
                     .iter()
                     .map(|p| Point {
-                        x: p.cycle as f64 - origin,
-                        y: p.accepted,
+                        x: (p.cycle + at_end) as f64 - origin,
+                        y: y(p),
                         ci: None,
                     })
                     .collect(),
-            });
+            };
+            thr_curves.push(along(&|p| p.accepted, 0));
+            // Sampled when each window ends.
+            let window = thr_window(&cell.runs);
+            fly_curves.push(along(&|p| p.in_flight_per_node, window));
+            escape_curves.push(along(&|p| 100.0 * p.occupancy.escape, window));
             if pts.is_empty() {
                 // Saturated: the packets of no window were all delivered.
                 writeln!(
@@ -251,6 +276,38 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             &thr_curves,
         )?;
         line_plot(
+            &dir.join("in_flight"),
+            &PlotSpec {
+                title: &plan.title(ptitle),
+                x_label: if change.is_some() {
+                    "cycle relative to the traffic change"
+                } else {
+                    "cycle"
+                },
+                y_label: "packets in flight per node (end of window)",
+                log_y: false,
+            },
+            &fly_curves,
+        )?;
+        // Only the curves with an escape subnetwork (one that never fills a buffer has none).
+        escape_curves.retain(|c| c.points.iter().any(|p| p.y > 0.0));
+        if !escape_curves.is_empty() {
+            line_plot(
+                &dir.join("escape"),
+                &PlotSpec {
+                    title: &plan.title(ptitle),
+                    x_label: if change.is_some() {
+                        "cycle relative to the traffic change"
+                    } else {
+                        "cycle"
+                    },
+                    y_label: "escape buffers occupied, % (end of window)",
+                    log_y: false,
+                },
+                &escape_curves,
+            )?;
+        }
+        line_plot(
             &dir.join("latency"),
             &PlotSpec {
                 title: &plan.title(ptitle),
@@ -268,18 +325,29 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
     Ok(())
 }
 
-/// One window of accepted (received) and generated load, averaged over the seeds.
+/// One window of accepted (received) and generated load, and the packets in flight and
+/// buffer occupancy when it ended, averaged over the seeds.
 struct ThroughputPoint {
     cycle: u64,
     accepted: f64,
     generated: f64,
+    in_flight_per_node: f64,
+    occupancy: Occupancy,
     seeds: usize,
+}
+
+/// The series' window width (0 without a series).
+fn thr_window(runs: &[arcsim::stats::RunResult]) -> u64 {
+    runs.iter()
+        .find_map(|r| r.series.as_ref().map(|s| s.window_cycles))
+        .unwrap_or(0)
 }
 
 /// Accepted and generated load per window from cycle 0, averaged over the seeds that have the
 /// window. Unlike latency, a window's accepted load needs no packet to finish: it counts what
 /// arrived in the window, so saturated and collapsing runs have every window.
 fn throughput_series(runs: &[arcsim::stats::RunResult]) -> Vec<ThroughputPoint> {
+    let nodes = runs.first().map_or(1, |r| r.nodes.max(1));
     let n = runs
         .iter()
         .filter_map(|r| r.series.as_ref().map(|s| s.points.len()))
@@ -292,10 +360,19 @@ fn throughput_series(runs: &[arcsim::stats::RunResult]) -> Vec<ThroughputPoint> 
                 .filter_map(|r| r.series.as_ref().and_then(|s| s.points.get(k)))
                 .collect();
             let s = pts.len() as f64;
+            let mut occupancy = [0.0; 4];
+            for p in &pts {
+                for (sum, x) in occupancy.iter_mut().zip(p.occupancy.to_array()) {
+                    *sum += x / s;
+                }
+            }
             (!pts.is_empty()).then(|| ThroughputPoint {
                 cycle: pts[0].cycle,
                 accepted: pts.iter().map(|p| p.accepted_load).sum::<f64>() / s,
                 generated: pts.iter().map(|p| p.generated_load).sum::<f64>() / s,
+                in_flight_per_node: pts.iter().map(|p| p.in_flight as f64).sum::<f64>()
+                    / (s * nodes as f64),
+                occupancy: Occupancy::from_array(occupancy),
                 seeds: pts.len(),
             })
         })
