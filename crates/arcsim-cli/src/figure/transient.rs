@@ -261,66 +261,50 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             "curve", "first window", "min measured", "mean measured", "max measured"
         )?;
         report.push_str(&thr_report);
-        line_plot(
-            &dir.join("throughput"),
-            &PlotSpec {
-                title: &plan.title(ptitle),
-                x_label: if change.is_some() {
-                    "cycle relative to the traffic change"
-                } else {
-                    "cycle"
-                },
-                y_label: "accepted load (phits/(node*cycle))",
-                log_y: false,
-            },
-            &thr_curves,
-        )?;
-        line_plot(
-            &dir.join("in_flight"),
-            &PlotSpec {
-                title: &plan.title(ptitle),
-                x_label: if change.is_some() {
-                    "cycle relative to the traffic change"
-                } else {
-                    "cycle"
-                },
-                y_label: "packets in flight per node (end of window)",
-                log_y: false,
-            },
-            &fly_curves,
-        )?;
-        // Only the curves with an escape subnetwork (one that never fills a buffer has none).
-        escape_curves.retain(|c| c.points.iter().any(|p| p.y > 0.0));
-        if !escape_curves.is_empty() {
+        let title = plan.title(ptitle);
+        // Every plot of the panel against the cycle, counted from the change if there is one.
+        let plot = |name: &str, generation: bool, y_label: &str, curves: &[Curve]| {
+            let x_label = match (generation, change.is_some()) {
+                (true, true) => "generation cycle relative to the traffic change",
+                (true, false) => "generation cycle",
+                (false, true) => "cycle relative to the traffic change",
+                (false, false) => "cycle",
+            };
             line_plot(
-                &dir.join("escape"),
+                &dir.join(name),
                 &PlotSpec {
-                    title: &plan.title(ptitle),
-                    x_label: if change.is_some() {
-                        "cycle relative to the traffic change"
-                    } else {
-                        "cycle"
-                    },
-                    y_label: "escape buffers occupied, % (end of window)",
+                    title: &title,
+                    x_label,
+                    y_label,
                     log_y: false,
                 },
+                curves,
+            )
+        };
+        plot(
+            "throughput",
+            false,
+            "accepted load (phits/(node*cycle))",
+            &thr_curves,
+        )?;
+        plot(
+            "in_flight",
+            false,
+            "packets in flight per node (end of window)",
+            &fly_curves,
+        )?;
+        // Only the curves whose escape buffers held a packet at some sample (so none without
+        // an escape subnetwork).
+        escape_curves.retain(|c| c.points.iter().any(|p| p.y > 0.0));
+        if !escape_curves.is_empty() {
+            plot(
+                "escape",
+                false,
+                "escape buffers occupied, % (end of window)",
                 &escape_curves,
             )?;
         }
-        line_plot(
-            &dir.join("latency"),
-            &PlotSpec {
-                title: &plan.title(ptitle),
-                x_label: if change.is_some() {
-                    "generation cycle relative to the traffic change"
-                } else {
-                    "generation cycle"
-                },
-                y_label: "mean packet latency (cycles)",
-                log_y: false,
-            },
-            &curves,
-        )?;
+        plot("latency", true, "mean packet latency (cycles)", &curves)?;
     }
     Ok(())
 }
