@@ -71,7 +71,7 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         .with_context(|| format!("creating output directory {}", out.display()))?;
     let rep = arcsim::run_repeated(&cfg)?;
     let first = &rep.runs[0];
-    print_summary(first, cfg.simulation.warmup_cycles);
+    print_summary(first);
     if rep.repetitions > 1 {
         println!(
             "over {} seeds: accepted {:.4} ± {:.4}, latency {:.1} ± {:.1} cycles (95% CI)",
@@ -158,7 +158,7 @@ fn summary_of(rep: &Repeated) -> RepeatedSummary<'_> {
     }
 }
 
-pub fn print_summary(r: &RunResult, warmup_cycles: u64) {
+pub fn print_summary(r: &RunResult) {
     println!("topology        {}", r.topology);
     println!(
         "routing         {}   pattern {}   seed {}",
@@ -213,7 +213,7 @@ pub fn print_summary(r: &RunResult, warmup_cycles: u64) {
             r.escape.hops_mean
         );
     }
-    if let Some((what, o)) = buffer_summary(r, warmup_cycles) {
+    if let Some((what, o)) = buffer_summary(r) {
         let escape = if o.escape > 0.0 {
             format!("  escape {:.1}%", 100.0 * o.escape)
         } else {
@@ -240,12 +240,12 @@ pub fn print_summary(r: &RunResult, warmup_cycles: u64) {
     );
 }
 
-/// How full the buffers were: the mean of the samples taken at the ends of the windows that
-/// lie in the measurement window, or in burst mode (which ends with empty buffers) the
-/// fullest sample of each class.
-fn buffer_summary(r: &RunResult, warmup_cycles: u64) -> Option<(&'static str, Occupancy)> {
-    let s = r.series.as_ref()?;
+/// How full the buffers were: the means over the measurement window (`RunResult::buffers`),
+/// or in burst mode (which ends with empty buffers) each class's fullest sample of the time
+/// series.
+fn buffer_summary(r: &RunResult) -> Option<(&'static str, Occupancy)> {
     if r.burst.is_some() {
+        let s = r.series.as_ref()?;
         let mut max = [0.0f64; 4];
         for p in &s.points {
             for (m, x) in max.iter_mut().zip(p.occupancy.to_array()) {
@@ -254,25 +254,7 @@ fn buffer_summary(r: &RunResult, warmup_cycles: u64) -> Option<(&'static str, Oc
         }
         return Some(("at their fullest", Occupancy::from_array(max)));
     }
-    let measured: Vec<_> = s
-        .points
-        .iter()
-        .filter(|p| p.cycle >= warmup_cycles)
-        .collect();
-    if measured.is_empty() {
-        return None;
-    }
-    let mut sum = [0.0f64; 4];
-    for p in &measured {
-        for (m, x) in sum.iter_mut().zip(p.occupancy.to_array()) {
-            *m += x;
-        }
-    }
-    let n = measured.len() as f64;
-    Some((
-        "mean over the window",
-        Occupancy::from_array(sum.map(|x| x / n)),
-    ))
+    (r.buffers.samples > 0).then_some(("mean over the window", r.buffers.occupancy))
 }
 
 fn plot_run(r: &RunResult, packet_length: u32, out: &Path) -> Result<()> {

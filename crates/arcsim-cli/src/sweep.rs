@@ -395,6 +395,10 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
         "local_link_max",
         "global_link_mean",
         "global_link_max",
+        "injection_occupancy",
+        "local_occupancy",
+        "global_occupancy",
+        "escape_occupancy",
         "burst_consumption_cycles",
         "generated",
         "delivered",
@@ -428,6 +432,10 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
             mean(&|x| x.links.local.max),
             mean(&|x| x.links.global.mean),
             mean(&|x| x.links.global.max),
+            mean(&|x| x.buffers.occupancy.injection),
+            mean(&|x| x.buffers.occupancy.local),
+            mean(&|x| x.buffers.occupancy.global),
+            mean(&|x| x.buffers.occupancy.escape),
             r.burst_consumption_cycles
                 .as_ref()
                 .map(|e| format!("{:.1}", e.mean))

@@ -485,3 +485,53 @@ fn series_hops_and_escape_use_add_up_to_the_runs() {
     let last = s.points.last().unwrap();
     assert_eq!((last.in_flight, last.buffered), (0, 0), "{last:?}");
 }
+
+/// The run's buffer means are those of audits taken every 100 cycles inside the window (the
+/// state after cycles 1,099, 1,199, ..., 2,999: 20 samples), and each class's occupancy is
+/// its mean packets over its packet slots (MIN, 2/1 VCs, on the 72-node network).
+#[test]
+fn buffer_means_are_the_means_of_audits_every_100_cycles() {
+    for routing in ["min", "ofar"] {
+        let cfg = small(&[
+            &format!("routing.algorithm={routing}"),
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=0.8",
+            "simulation.warmup_cycles=1000",
+            "simulation.measure_cycles=2000",
+        ]);
+        let r = common::run(&cfg);
+        let b = &r.buffers;
+        assert_eq!(b.samples, 20, "{routing}: {b:?}");
+        let mut sim = arcsim::build(&cfg).unwrap();
+        let (mut fly, mut buffered) = (0u64, 0u64);
+        for k in 11..=30u64 {
+            while sim.now() < 100 * k {
+                sim.step().unwrap();
+            }
+            let a = sim.audit();
+            fly += a.generated - a.delivered;
+            buffered += a.in_buffers;
+        }
+        assert!(
+            (b.in_flight_mean - fly as f64 / 20.0).abs() < 1e-9,
+            "{routing}: {b:?}"
+        );
+        assert!(
+            (b.buffered_mean - buffered as f64 / 20.0).abs() < 1e-9,
+            "{routing}: {b:?}"
+        );
+        let o = &b.occupancy;
+        if routing == "min" {
+            let packets = o.injection * (72.0 * 32.0)
+                + o.local * (36.0 * 3.0 * 2.0 * 4.0)
+                + o.global * (36.0 * 2.0 * 32.0);
+            assert!((packets - b.buffered_mean).abs() < 1e-6, "{b:?}");
+            assert_eq!(o.escape, 0.0);
+        } else {
+            assert!(o.escape > 0.0, "{b:?}");
+        }
+        // Past saturation the sources back up.
+        assert!(o.injection > 0.5, "{routing}: {b:?}");
+    }
+}

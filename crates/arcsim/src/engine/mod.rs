@@ -38,6 +38,7 @@ use crate::rng::Rng;
 use crate::router::buffers::{OutVc, Slots};
 use crate::router::state::{PortState, VcState};
 use crate::routing::{self, vc::VcMap, Candidates, Routing};
+use crate::stats::summary::BUFFER_SAMPLE_CYCLES;
 use crate::stats::{Collector, RunResult};
 use crate::topology::{Dragonfly, Network, PortClass, Topology};
 use crate::traffic::calendar::Calendar;
@@ -282,11 +283,13 @@ pub struct Simulation<R: Routing> {
     /// Every output's phits sent (`PortState::sent`) when the window began (empty before):
     /// link utilisation is what they sent from there to the end.
     sent_at_window_start: Vec<u32>,
-    /// Buffer occupancy over time (only with a time series): the buffer class of every VC
-    /// ([`crate::stats::buffer_class`]), the packet slots of each class, and the next cycle
-    /// at which the buffers are sampled (`u64::MAX`: never).
+    /// Buffer occupancy: the buffer class of every VC ([`crate::stats::buffer_class`]), the
+    /// packet slots of each class, and the cycles at which the buffers are next sampled for
+    /// the run's summary, for the time series (`u64::MAX`: never) and for either.
     vc_class: Vec<u8>,
     class_slots: [u64; 4],
+    next_summary_sample: u64,
+    next_series_sample: u64,
     next_sample: u64,
 }
 
@@ -417,10 +420,11 @@ impl<R: Routing> Simulation<R> {
             (sim.warmup_cycles, sim.warmup_cycles + sim.measure_cycles)
         };
         let pattern_name = result::describe_pattern(cfg);
-        let (vc_class, class_slots) = if sim.series_window > 0 {
-            occupancy::classify_vcs(&net, &ports, &vcs, &routing)
+        let (vc_class, class_slots) = occupancy::classify_vcs(&net, &ports, &vcs, &routing);
+        let next_series_sample = if sim.series_window > 0 {
+            sim.series_window
         } else {
-            (Vec::new(), [0; 4])
+            u64::MAX
         };
         let routing_period = routing.period();
         let head_since = if routing.reads_head_wait() {
@@ -498,11 +502,9 @@ impl<R: Routing> Simulation<R> {
             sent_at_window_start: Vec::new(),
             vc_class,
             class_slots,
-            next_sample: if sim.series_window > 0 {
-                sim.series_window
-            } else {
-                u64::MAX
-            },
+            next_summary_sample: BUFFER_SAMPLE_CYCLES,
+            next_series_sample,
+            next_sample: next_series_sample.min(BUFFER_SAMPLE_CYCLES),
             net,
         }
     }

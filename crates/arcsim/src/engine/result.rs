@@ -163,6 +163,7 @@ impl<R: Routing> Simulation<R> {
                 accepted: Fairness::of(&per_group(&acc_r)),
             },
             links: self.link_stats(),
+            buffers: self.buffer_stats(),
             injected_per_router: c.injected_per_router.clone(),
             burst: burst.then(|| Burst {
                 packets_per_node: self.burst_total / self.net.num_terminals() as u64,

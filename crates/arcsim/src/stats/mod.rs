@@ -43,6 +43,9 @@ pub struct Collector {
     pub max_hops_no_escape: u16,
     /// Longest path in the window (the histogram's last bucket collects everything longer).
     pub hops_max: u16,
+    /// Buffer samples in the window (every [`summary::BUFFER_SAMPLE_CYCLES`] cycles), summed.
+    pub buffer_samples: u64,
+    pub buffer_sums: BufferSample,
 }
 
 /// Time series accumulator: windows of `width` cycles from cycle 0.
@@ -69,6 +72,16 @@ pub struct BufferSample {
     pub in_flight: u64,
     /// Packets in injection, canonical local, canonical global and escape VCs.
     pub packets: [u64; 4],
+}
+
+impl BufferSample {
+    /// Sums of samples, for means.
+    pub fn add(&mut self, other: &BufferSample) {
+        self.in_flight += other.in_flight;
+        for (sum, n) in self.packets.iter_mut().zip(other.packets) {
+            *sum += n;
+        }
+    }
 }
 
 /// Index of a buffer class in [`BufferSample::packets`].
@@ -117,6 +130,8 @@ impl Collector {
             escape_hops_sum: 0,
             max_hops_no_escape: 0,
             hops_max: 0,
+            buffer_samples: 0,
+            buffer_sums: BufferSample::default(),
             series: (series_window > 0).then(|| SeriesAcc {
                 width: series_window,
                 delivered_phits: Vec::new(),

@@ -169,6 +169,22 @@ pub struct SeriesPoint {
     pub occupancy: Occupancy,
 }
 
+/// Cycles between the buffer samples behind [`BufferStats`].
+pub const BUFFER_SAMPLE_CYCLES: u64 = 100;
+
+/// The buffers over the measurement window: the means of samples taken every
+/// [`BUFFER_SAMPLE_CYCLES`] cycles whose cycle lies in the window (the state after cycles
+/// 99, 199, ...).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BufferStats {
+    pub samples: u64,
+    /// Packets generated and not yet granted their ejection port.
+    pub in_flight_mean: f64,
+    /// Packets in buffers of every class.
+    pub buffered_mean: f64,
+    pub occupancy: Occupancy,
+}
+
 /// Packets held over packet slots, by buffer class, at one moment (0 for a class the network
 /// does not have). Injection buffers are the routers' terminal inputs (the source queues);
 /// local and global count the canonical VCs of those ports, escape the VCs of the escape
@@ -255,6 +271,9 @@ pub struct RunResult {
     /// Link utilisation by class over the window (the whole run for bursts).
     #[serde(default)]
     pub links: LinkStats,
+    /// How full the buffers were over the window (the whole run for bursts).
+    #[serde(default)]
+    pub buffers: BufferStats,
     /// Packets injected in the window by each router (for fairness plots).
     pub injected_per_router: Vec<u64>,
     pub burst: Option<Burst>,
