@@ -1,8 +1,9 @@
 //! Buffer occupancy: every [`BUFFER_SAMPLE_CYCLES`] cycles (for the run's summary) and at the
 //! end of every time-series window the engine counts the packets in each class of buffer
-//! (injection, canonical local, canonical global, escape) and the packets in flight. Queues that fill are how congestion shows before throughput
-//! drops (OFAR-L's jams in Fig. 8's mixes, the escape ring of a saturated network), and the
-//! papers' simulators report none of it.
+//! (injection, canonical local, canonical global, escape) and the packets in flight. Queues
+//! that fill are how congestion shows before throughput drops (OFAR-L's jams in Fig. 8's
+//! mixes, the escape ring of a saturated network), and the papers' simulators report none
+//! of it.
 //!
 //! A sample walks every VC once, so it costs one pass over the VC table per sample (about a
 //! fifth of a simulated cycle on the seed-001 network: 0.2% at one sample per 100 cycles),
