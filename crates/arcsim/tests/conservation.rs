@@ -370,6 +370,30 @@ fn link_use_adds_up_to_the_hops_taken() {
     }
 }
 
+/// ADVG+2 at load 0.8 on the 72-node network, past saturation: 1,000 + 2,000 cycles.
+fn past_saturation(routing: &str, extra: &[&str]) -> arcsim::Config {
+    let alg = format!("routing.algorithm={routing}");
+    let mut sets = vec![
+        alg.as_str(),
+        "traffic.pattern=adv-global",
+        "traffic.offset=2",
+        "traffic.load=0.8",
+        "simulation.warmup_cycles=1000",
+        "simulation.measure_cycles=2000",
+    ];
+    sets.extend_from_slice(extra);
+    small(&sets)
+}
+
+/// Packets that MIN's buffers hold at these occupancies: 72 injection buffers of 256 phits
+/// (32 packets); 36 routers with 3 local ports of 32 phits (4 packets) and 2 global ports of
+/// 256 phits, per canonical VC (MIN: 2 local, 1 global).
+fn min_packets(o: &arcsim::stats::summary::Occupancy) -> f64 {
+    o.injection * (72.0 * 32.0)
+        + o.local * (36.0 * 3.0 * 2.0 * 4.0)
+        + o.global * (36.0 * 2.0 * 32.0)
+}
+
 /// The buffers sampled at the end of each series window are where an audit at that cycle
 /// finds the packets: `in_flight` is generated minus delivered, `buffered` the packets in
 /// buffers, and each class's occupancy times its packet slots adds up to `buffered`. With
@@ -377,15 +401,7 @@ fn link_use_adds_up_to_the_hops_taken() {
 #[test]
 fn series_buffer_samples_match_an_audit_at_each_window_end() {
     for (routing, escape) in [("min", false), ("ofar", true)] {
-        let cfg = small(&[
-            &format!("routing.algorithm={routing}"),
-            "traffic.pattern=adv-global",
-            "traffic.offset=2",
-            "traffic.load=0.8",
-            "simulation.warmup_cycles=1000",
-            "simulation.measure_cycles=2000",
-            "simulation.series_window=250",
-        ]);
+        let cfg = past_saturation(routing, &["simulation.series_window=250"]);
         let r = common::run(&cfg);
         let s = r.series.as_ref().expect("series requested");
         assert_eq!(s.points.len(), 12, "{routing}");
@@ -401,17 +417,10 @@ fn series_buffer_samples_match_an_audit_at_each_window_end() {
             assert_eq!(p.in_flight, a.generated - a.delivered, "{at}: {a:?}");
             assert_eq!(p.buffered, a.in_buffers, "{at}: {a:?}");
         }
-        // Packet slots per class: 72 injection buffers of 256 phits; 36 routers with 3 local
-        // ports of 32 phits and 2 global ports of 256 phits, per canonical VC (MIN 2/1).
         if !escape {
-            let o = |p: &arcsim::stats::SeriesPoint| {
-                p.occupancy.injection * (72.0 * 32.0)
-                    + p.occupancy.local * (36.0 * 3.0 * 2.0 * 4.0)
-                    + p.occupancy.global * (36.0 * 2.0 * 32.0)
-            };
             for p in &s.points {
                 assert!(
-                    (o(p) - p.buffered as f64).abs() < 1e-6,
+                    (min_packets(&p.occupancy) - p.buffered as f64).abs() < 1e-6,
                     "{routing} at {}: {:?} against {} buffered",
                     p.cycle,
                     p.occupancy,
@@ -492,14 +501,7 @@ fn series_hops_and_escape_use_add_up_to_the_runs() {
 #[test]
 fn buffer_means_are_the_means_of_audits_every_100_cycles() {
     for routing in ["min", "ofar"] {
-        let cfg = small(&[
-            &format!("routing.algorithm={routing}"),
-            "traffic.pattern=adv-global",
-            "traffic.offset=2",
-            "traffic.load=0.8",
-            "simulation.warmup_cycles=1000",
-            "simulation.measure_cycles=2000",
-        ]);
+        let cfg = past_saturation(routing, &[]);
         let r = common::run(&cfg);
         let b = &r.buffers;
         assert_eq!(b.samples, 20, "{routing}: {b:?}");
@@ -523,10 +525,7 @@ fn buffer_means_are_the_means_of_audits_every_100_cycles() {
         );
         let o = &b.occupancy;
         if routing == "min" {
-            let packets = o.injection * (72.0 * 32.0)
-                + o.local * (36.0 * 3.0 * 2.0 * 4.0)
-                + o.global * (36.0 * 2.0 * 32.0);
-            assert!((packets - b.buffered_mean).abs() < 1e-6, "{b:?}");
+            assert!((min_packets(o) - b.buffered_mean).abs() < 1e-6, "{b:?}");
             assert_eq!(o.escape, 0.0);
         } else {
             assert!(o.escape > 0.0, "{b:?}");
