@@ -76,17 +76,24 @@ impl<R: Routing> Simulation<R> {
     #[cold]
     #[inline(never)]
     pub(super) fn sample_buffers(&mut self) {
-        let sample = self.buffer_sample();
         let now = self.now;
+        let for_summary = now == self.next_summary_sample && self.collector.in_window(now - 1);
+        let for_series = now == self.next_series_sample;
+        // No pass over the VCs for a summary sample outside the window (the warm-up).
+        let sample = if for_summary || for_series {
+            self.buffer_sample()
+        } else {
+            BufferSample::default()
+        };
         let c = &mut self.collector;
         if now == self.next_summary_sample {
-            if c.in_window(now - 1) {
+            if for_summary {
                 c.buffer_samples += 1;
                 c.buffer_sums.add(&sample);
             }
             self.next_summary_sample += BUFFER_SAMPLE_CYCLES;
         }
-        if now == self.next_series_sample {
+        if for_series {
             if let Some(s) = &mut c.series {
                 let window = (now / s.width) as usize - 1;
                 if s.samples.len() <= window {
