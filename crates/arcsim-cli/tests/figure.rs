@@ -31,7 +31,7 @@ fn assert_plot(stem: &Path) {
 /// (spec, simulations at full size, at the quick scale, at its other scales).
 type SpecCounts = (&'static str, usize, usize, &'static [(&'static str, usize)]);
 
-const SPECS: [SpecCounts; 13] = [
+const SPECS: [SpecCounts; 14] = [
     // 4 curves x 5 seeds; quick: 1 seed.
     ("fig05-series.toml", 20, 4, &[("h6", 20)]),
     // 4 curves x 20 loads x 5 seeds; quick: 4 x 5 loads.
@@ -55,6 +55,8 @@ const SPECS: [SpecCounts; 13] = [
     ("fig11.toml", 175, 35, &[("h6", 175)]),
     // h6: 3 panels x 2 escapes x 5 seeds.
     ("fig12.toml", 30, 6, &[("h6", 30)]),
+    // h6: 2 escape networks x 4 escape-entry limits x 5 seeds.
+    ("fig13-counter.toml", 40, 8, &[("h6", 40)]),
     // h6: 4 curves x 5 seeds.
     ("fig13.toml", 20, 4, &[("h6", 20)]),
     // h6: 3 panels x 3 rings x 8 loads x 5 seeds.

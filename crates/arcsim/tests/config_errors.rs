@@ -781,6 +781,26 @@ fn range_errors_say_what_was_given() {
         "routing.mml_from_escape",
         &["escape = \"none\"", "drop mml_from_escape"],
     );
+    expect_field(
+        check_sets(&[
+            "routing.algorithm=ofar",
+            "routing.escape=none",
+            "routing.escape_entry_limit=15",
+        ]),
+        "routing.escape_entry_limit",
+        &["escape = \"none\"", "drop escape_entry_limit"],
+    );
+    // A packet counts its entries in 8 bits (seed 001's example counter has 4: 15).
+    expect_field(
+        check_sets(&["routing.algorithm=ofar", "routing.escape_entry_limit=256"]),
+        "routing.escape_entry_limit",
+        &[
+            "256 is above the 255 entries",
+            "use 1 to 255",
+            "0 for no limit",
+        ],
+    );
+    assert!(check_sets(&["routing.algorithm=ofar", "routing.escape_entry_limit=255"]).is_ok());
     // Like the other OFAR keys, ignored by the other algorithms (one base file serves every
     // curve of a figure) but still range-checked.
     assert!(check_sets(&["routing.misroute_congested_global={ factor = 1.5 }"]).is_ok());

@@ -133,7 +133,7 @@ fn reopen_shortcut_changes_no_result() {
         "router.injection_priority=transit-first",
         "router.allocator_iterations=3",
     ];
-    let cases: [&[&str]; 14] = [
+    let cases: [&[&str]; 16] = [
         &["routing.algorithm=ofar", "traffic.load=1.0"],
         &[
             "routing.algorithm=ofar-l",
@@ -237,6 +237,24 @@ fn reopen_shortcut_changes_no_result() {
             "routing.algorithm=ofar",
             "routing.escape_from_injection=false",
             "routing.escape=tree",
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=1.0",
+        ],
+        // Packets held on the escape network by the entry limit: steady escape-only answers.
+        &[
+            "routing.algorithm=ofar",
+            "router.vcs_local=2",
+            "router.vcs_global=1",
+            "routing.escape=tree",
+            "routing.escape_entry_limit=1",
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=1.0",
+        ],
+        &[
+            "routing.algorithm=ofar",
+            "routing.escape_entry_limit=2",
             "traffic.pattern=adv-global",
             "traffic.offset=2",
             "traffic.load=1.0",

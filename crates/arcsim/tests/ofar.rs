@@ -1751,3 +1751,87 @@ fn inclusive_threshold_misroutes_more_than_the_strict_one() {
         strict.hops.mean
     );
 }
+
+/// A burst as experiments/ofar/fig13-counter.toml runs it at its quick scale: Fig. 13's tree
+/// without CM, ADVG+4 bursts of 500 packets per node (h = 4), 2/1(+1) VCs, on the
+/// experiments' burst settings (burst.toml), plus `extra`.
+fn fig13_tree_burst_at_h4(extra: &[&str]) -> RunResult {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../experiments/ofar/burst.toml"
+    ))
+    .unwrap();
+    let mut tree: toml::Value = toml::from_str(&text).unwrap();
+    let sets = [
+        "router.vcs_local=2",
+        "router.vcs_global=1",
+        "routing.algorithm=ofar",
+        "routing.escape=tree",
+        "routing.congestion=none",
+        "traffic.mix=[]",
+        "traffic.pattern=adv-global",
+        "traffic.offset=4",
+        "topology.p=4",
+        "topology.a=8",
+        "topology.h=4",
+        "traffic.burst_packets=500",
+        "simulation.repetitions=1",
+        "simulation.max_cycles=100000",
+        "simulation.series_window=0",
+    ];
+    for s in sets.iter().chain(extra) {
+        apply_override(&mut tree, s).unwrap();
+    }
+    let cfg = Config::from_value(tree).unwrap();
+    cfg.validate().unwrap();
+    arcsim::run(&cfg).unwrap_or_else(|e| panic!("{extra:?}: {e}"))
+}
+
+#[test]
+fn the_escape_entry_limit_bounds_the_longest_path_at_little_cost() {
+    // Seed 001 §5.7: against livelock, "a counter of injections into the escape path; after
+    // the counter exceeds a given threshold (for example, 15 for a 4-bit counter) the packet
+    // is not allowed to leave the escape subnetwork again ... this would not have a
+    // significant impact in performance". Fig. 13's worst case, the tree without CM under
+    // ADVG+h (here h = 4, 500 packets per node): without a limit some packets enter the tree
+    // more than 15 times and travel tens of hops. With a limit no packet enters it more often,
+    // the longest path shrinks, every packet is delivered (no deadlock: the watchdog is
+    // silent), and the burst takes about as long.
+    let unlimited = fig13_tree_burst_at_h4(&[]);
+    let generated = unlimited.packets.generated;
+    let mut longest = unlimited.hops.max;
+    eprintln!(
+        "no limit: {} cycles, longest path {longest}, at most {} entries",
+        unlimited.burst.as_ref().unwrap().consumption_cycles,
+        unlimited.escape.entries_max
+    );
+    assert!(unlimited.escape.entries_max > 15 && longest > 40);
+    for limit in [15, 4] {
+        let set = format!("routing.escape_entry_limit={limit}");
+        let r = fig13_tree_burst_at_h4(&[&set]);
+        let cycles = r.burst.as_ref().expect("burst run").consumption_cycles as f64;
+        let base = unlimited.burst.as_ref().unwrap().consumption_cycles as f64;
+        eprintln!(
+            "limit {limit}: {cycles} cycles ({:.3}), longest path {}, at most {} entries",
+            cycles / base,
+            r.hops.max,
+            r.escape.entries_max
+        );
+        assert_eq!(
+            (
+                r.packets.generated,
+                r.packets.delivered,
+                r.packets.in_flight
+            ),
+            (generated, generated, 0),
+            "{set}: every packet delivered"
+        );
+        assert_eq!(r.escape.entries_max, limit, "{set}");
+        assert!(r.hops.max < longest, "{set}: longest path {}", r.hops.max);
+        longest = r.hops.max;
+        assert!(
+            (cycles / base - 1.0).abs() < 0.05,
+            "{set}: {cycles} against {base}"
+        );
+    }
+}

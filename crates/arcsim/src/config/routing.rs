@@ -322,6 +322,13 @@ pub struct RoutingConfig {
     /// freedom. BCM always keeps them out. Written only when false, like `escape_patience`.
     #[serde(skip_serializing_if = "is_true")]
     pub escape_from_injection: bool,
+    /// OFAR: entries into the escape network after which a packet stays on it to its
+    /// destination (seed 001 §5.7's livelock counter: "after the counter exceeds a given
+    /// threshold (for example, 15 for a 4-bit counter) the packet is not allowed to leave
+    /// the escape subnetwork again"). 0 (default): no limit, as the paper's evaluation.
+    /// Written only when set, like `escape_patience`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub escape_entry_limit: u32,
     /// BCM: a packet in an injection queue whose minimal output has no room for it (and no
     /// non-minimal output takes it) may enter the escape network, if the escape VC keeps
     /// BCM's bubble (FOGSim, the simulator of seed 001); room for the packet but not for the
@@ -403,6 +410,7 @@ impl Default for RoutingConfig {
             occupancy: QueueOccupancy::Vc,
             escape_patience: 0,
             escape_from_injection: true,
+            escape_entry_limit: 0,
             bcm_escape: false,
             mml_from_escape: false,
             misroute_trigger: MisrouteTrigger::Granted,
@@ -511,6 +519,10 @@ impl RoutingConfig {
             (
                 self.escape_from_injection != d.escape_from_injection,
                 "routing.escape_from_injection",
+            ),
+            (
+                self.escape_entry_limit != d.escape_entry_limit,
+                "routing.escape_entry_limit",
             ),
             (
                 self.misroute_trigger != d.misroute_trigger,
@@ -669,6 +681,18 @@ impl RoutingConfig {
         if self.pb_period == 0 {
             return Err(field_err("routing.pb_period", "must be at least 1 cycle"));
         }
+        if self.escape_entry_limit > u8::MAX as u32 {
+            // A packet counts its escape entries in 8 bits (seed 001's example is 4 bits: 15).
+            return Err(field_err(
+                "routing.escape_entry_limit",
+                format!(
+                    "{} is above the {} entries a packet can count: use 1 to {} (seed 001's example: 15), or 0 for no limit",
+                    self.escape_entry_limit,
+                    u8::MAX,
+                    u8::MAX
+                ),
+            ));
+        }
         if self.bcm_escape && self.congestion != CongestionKind::Bcm {
             return Err(field_err(
                 "routing.bcm_escape",
@@ -751,6 +775,11 @@ impl RoutingConfig {
                 self.mml_from_escape,
                 "mml_from_escape",
                 "gives MM+L's local hop to packets on",
+            ),
+            (
+                self.escape_entry_limit > 0,
+                "escape_entry_limit",
+                "keeps packets that entered it often on",
             ),
         ] {
             if set && self.escape == EscapeKind::None {

@@ -1088,4 +1088,56 @@ mod tests {
         // Not yet patient enough for the escape ring: the answer changes as the wait grows.
         assert_eq!(decide(true, false, 3), (vec![Minimal], false));
     }
+
+    /// Seed 001 §5.7's livelock counter (`routing.escape_entry_limit`): a packet on the
+    /// escape network leaves it for its idle minimal output, unless it has entered the escape
+    /// network as often as the limit allows; then it stays on it, whatever the canonical
+    /// outputs offer, and that answer is steady. A packet on a canonical VC is not held.
+    #[test]
+    fn the_escape_entry_limit_keeps_a_packet_on_the_escape_network() {
+        use crate::config::EscapeKind;
+        use crate::routing::ofar::{DECIDED, IN_ESCAPE};
+        use crate::routing::HopKind::{Escape, Minimal};
+        let decide = |escape: EscapeKind, limit: u32, entries: u8, on_escape: bool| {
+            let mut cfg = small_config();
+            cfg.router.vcs_local = 2;
+            cfg.router.vcs_global = 1;
+            cfg.routing.algorithm = RoutingAlgorithm::Ofar;
+            cfg.routing.escape = escape;
+            cfg.routing.escape_entry_limit = limit;
+            cfg.validate().unwrap();
+            let df = Dragonfly::new(&cfg.topology);
+            let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
+            let mut sim = Simulation::new(&cfg, &df, r);
+            let src = sim.net.attach[0].0 as usize;
+            let dst = (0..sim.net.num_terminals())
+                .find(|&n| df.group_of(sim.net.attach[n].0 as usize) != df.group_of(src))
+                .unwrap();
+            let (dst_router, dst_port) = sim.net.attach[dst];
+            let mut pkt = Packet::new(0, dst_router, dst_port as u8, 0, sim.pkt_len);
+            pkt.route.flags = DECIDED | if on_escape { IN_ESCAPE } else { 0 };
+            pkt.escape_entries = entries;
+            let input = (df.first_local_port(), PortClass::Local);
+            let (cands, steady) = route_at(&mut sim, src, input, 0, &mut pkt);
+            let kinds: Vec<_> = cands.as_slice().iter().map(|c| c.kind).collect();
+            (kinds, steady)
+        };
+        for escape in [EscapeKind::Ring, EscapeKind::Tree] {
+            // Every output idle and empty: the minimal one is taken ...
+            assert_eq!(decide(escape, 0, 200, true).0, vec![Minimal], "{escape:?}");
+            assert_eq!(decide(escape, 15, 14, true).0, vec![Minimal], "{escape:?}");
+            assert_eq!(decide(escape, 15, 15, false).0, vec![Minimal], "{escape:?}");
+            // ... but not by a packet on the escape network at its limit.
+            assert_eq!(
+                decide(escape, 15, 15, true),
+                (vec![Escape], true),
+                "{escape:?}"
+            );
+            assert_eq!(
+                decide(escape, 1, 1, true),
+                (vec![Escape], true),
+                "{escape:?}"
+            );
+        }
+    }
 }

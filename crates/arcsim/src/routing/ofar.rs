@@ -7,7 +7,9 @@
 //! shortest-queue VC selection would use, or with `routing.occupancy = "port"` of all its
 //! canonical VCs together); then, only when the minimal output has no room,
 //! the escape subnetwork. Packets leave the escape network as soon as a canonical output is
-//! available, since the same precedence applies wherever the packet is.
+//! available, since the same precedence applies wherever the packet is; with
+//! `routing.escape_entry_limit` (seed 001 §5.7's livelock counter) a packet that has entered
+//! it that many times stays on it to its destination.
 //!
 //! The comparison is strict (`routing.misroute_inclusive = true` makes it `<=`, as seed 001
 //! writes and FOGSim codes it), so a minimal output with an empty VC (Q_min = 0) is waited for
@@ -68,7 +70,7 @@ pub(crate) const DECIDED: u8 = 1;
 const GLOBAL_DONE: u8 = 2;
 /// An MM+L local hop was taken: misroute globally at the next router.
 pub(crate) const PENDING_GLOBAL: u8 = 4;
-const IN_ESCAPE: u8 = 8;
+pub(crate) const IN_ESCAPE: u8 = 8;
 /// `route.inter` value meaning "no local misroute yet".
 const NO_GROUP: u32 = u32::MAX;
 
@@ -126,6 +128,9 @@ pub struct OfarRouting {
     escape_patience: u32,
     /// Packets in injection queues may enter the escape network (`routing.escape_from_injection`).
     escape_from_injection: bool,
+    /// Entries into the escape network after which a packet stays on it
+    /// (`routing.escape_entry_limit`; 0: no limit).
+    escape_entry_limit: u8,
     /// Under BCM, packets in injection queues may enter it with BCM's bubble (`routing.bcm_escape`).
     bcm_escape: bool,
     /// Packets on an escape VC may take MM+L's local hop (`routing.mml_from_escape`).
@@ -248,6 +253,8 @@ impl OfarRouting {
             mml_local_hop: local_misrouting || cfg.ofar_l_mml,
             escape_patience: cfg.escape_patience,
             escape_from_injection: cfg.escape_from_injection,
+            // Validated to fit the packet's 8-bit count.
+            escape_entry_limit: cfg.escape_entry_limit.min(u8::MAX as u32) as u8,
             bcm_escape: cfg.bcm_escape,
             mml_from_escape: cfg.mml_from_escape,
             misroute_only_when_granted: cfg.misroute_trigger == MisrouteTrigger::Granted,
@@ -441,6 +448,19 @@ impl Routing for OfarRouting {
             out.push(ejection(pkt));
             ctx.steady = true;
             return;
+        }
+        if self.escape_entry_limit > 0
+            && pkt.route.flags & IN_ESCAPE != 0
+            && pkt.escape_entries >= self.escape_entry_limit
+        {
+            // Seed 001 §5.7's livelock counter: a packet that has entered the escape network
+            // this often stays on it to its destination, so its path is bounded. Nothing but
+            // the escape output's credits changes this answer.
+            if let Some(c) = self.escape_candidate(ctx, pkt, |_| 0) {
+                out.push(c);
+                ctx.steady = true;
+                return;
+            }
         }
         let len = pkt.len as u32;
         let injecting = ctx.in_class == PortClass::Terminal;
