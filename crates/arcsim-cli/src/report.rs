@@ -207,10 +207,11 @@ pub fn print_summary(r: &RunResult) {
     }
     if r.escape.entered_fraction > 0.0 {
         println!(
-            "escape network  entered by {:.2}% of packets, {:.3} entries and {:.3} escape hops per packet",
+            "escape network  entered by {:.2}% of packets, {:.3} entries and {:.3} escape hops per packet, at most {} entries",
             100.0 * r.escape.entered_fraction,
             r.escape.entries_mean,
-            r.escape.hops_mean
+            r.escape.hops_mean,
+            r.escape.entries_max
         );
     }
     if let Some((what, o)) = buffer_summary(r) {

@@ -1799,6 +1799,21 @@ fn the_escape_entry_limit_bounds_the_longest_path_at_little_cost() {
     // silent), and the burst takes about as long.
     let unlimited = fig13_tree_burst_at_h4(&[]);
     let generated = unlimited.packets.generated;
+    // The entries histogram adds up to the packets measured and gives the run's escape means.
+    let check_entries = |r: &RunResult, what: &str| {
+        let h = &r.escape.entries_histogram;
+        let n: u64 = r.hops.histogram.iter().sum();
+        assert_eq!(h.iter().sum::<u64>(), n, "{what}: {h:?}");
+        assert_eq!(h.len() as u64, r.escape.entries_max + 1, "{what}: {h:?}");
+        let entries: u64 = h.iter().enumerate().map(|(k, &c)| k as u64 * c).sum();
+        assert!((entries as f64 / n as f64 - r.escape.entries_mean).abs() < 1e-12);
+        assert!((1.0 - h[0] as f64 / n as f64 - r.escape.entered_fraction).abs() < 1e-12);
+    };
+    check_entries(&unlimited, "no limit");
+    // "the amount of packets with such a high number of injections is very low"
+    let often: u64 = unlimited.escape.entries_histogram[15..].iter().sum();
+    eprintln!("no limit: {often} of {generated} packets entered the tree 15 times or more");
+    assert!(often > 0 && (often as f64) < 1e-3 * generated as f64);
     let mut longest = unlimited.hops.max;
     eprintln!(
         "no limit: {} cycles, longest path {longest}, at most {} entries",
@@ -1827,6 +1842,7 @@ fn the_escape_entry_limit_bounds_the_longest_path_at_little_cost() {
             "{set}: every packet delivered"
         );
         assert_eq!(r.escape.entries_max, limit, "{set}");
+        check_entries(&r, &set);
         assert!(r.hops.max < longest, "{set}: longest path {}", r.hops.max);
         longest = r.hops.max;
         assert!(

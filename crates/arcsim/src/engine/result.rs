@@ -145,6 +145,7 @@ impl<R: Routing> Simulation<R> {
                 entered_fraction: c.escaped_in_window as f64 / n,
                 entries_mean: c.escape_entries_sum as f64 / n,
                 entries_max: c.escape_entries_max as u64,
+                entries_histogram: c.escape_entries_hist[..=c.escape_entries_max as usize].to_vec(),
                 hops_mean: c.escape_hops_sum as f64 / n,
                 max_hops_without_escape: c.max_hops_no_escape as u64,
             },

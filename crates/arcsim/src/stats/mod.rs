@@ -38,6 +38,9 @@ pub struct Collector {
     pub escaped_in_window: u64,
     pub escape_entries_sum: u64,
     pub escape_entries_max: u8,
+    /// Packets delivered in the window by the number of times they entered the escape
+    /// network (256 slots: a packet counts its entries in 8 bits).
+    pub escape_entries_hist: Vec<u64>,
     pub escape_hops_sum: u64,
     /// Longest path of a packet that never entered the escape network (OFAR's bound: 8).
     pub max_hops_no_escape: u16,
@@ -127,6 +130,7 @@ impl Collector {
             escaped_in_window: 0,
             escape_entries_sum: 0,
             escape_entries_max: 0,
+            escape_entries_hist: vec![0; 1 << u8::BITS],
             escape_hops_sum: 0,
             max_hops_no_escape: 0,
             hops_max: 0,
@@ -207,6 +211,7 @@ impl Collector {
         self.hops[hops.min(HOP_BUCKETS - 1)] += 1;
         self.hops_max = self.hops_max.max(p.hops);
         self.accepted_per_router[dst_router] += len;
+        self.escape_entries_hist[p.escape_entries as usize] += 1;
         if p.escape_entries > 0 {
             self.escaped_in_window += 1;
             self.escape_entries_sum += p.escape_entries as u64;

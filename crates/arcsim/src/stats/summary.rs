@@ -78,6 +78,11 @@ pub struct EscapeStats {
     /// Mean number of entries into the escape network per packet.
     pub entries_mean: f64,
     pub entries_max: u64,
+    /// `entries_histogram[k]` = packets delivered in the window that entered the escape
+    /// network k times (index 0: never), up to `entries_max`; it adds up to the packets
+    /// delivered in the window.
+    #[serde(default)]
+    pub entries_histogram: Vec<u64>,
     /// Mean hops taken on escape VCs per packet.
     pub hops_mean: f64,
     /// Longest path (hops) of a packet that never entered the escape network.
