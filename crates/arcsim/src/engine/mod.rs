@@ -673,6 +673,22 @@ mod tests {
         )
     }
 
+    /// OFAR on the small network with 2/1(+1) VCs, `routing` applied to the configuration
+    /// (validated here), and its dragonfly.
+    fn ofar_simulation(
+        routing: impl FnOnce(&mut crate::config::RoutingConfig),
+    ) -> (Simulation<routing::OfarRouting>, Dragonfly) {
+        let mut cfg = small_config();
+        cfg.router.vcs_local = 2;
+        cfg.router.vcs_global = 1;
+        cfg.routing.algorithm = RoutingAlgorithm::Ofar;
+        routing(&mut cfg.routing);
+        cfg.validate().unwrap();
+        let df = Dragonfly::new(&cfg.topology);
+        let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
+        (Simulation::new(&cfg, &df, r), df)
+    }
+
     /// The candidates `sim`'s routing gives `pkt` at `router` at cycle 0, its head sitting in
     /// `in_port` (of `in_class`) and the outputs in `taken` granted to other inputs, and
     /// whether the routing called that answer steady (`RouteCtx::steady`).
@@ -874,18 +890,12 @@ mod tests {
     #[test]
     fn bcm_escape_keeps_the_bubble_of_the_escape_ports_class() {
         use crate::routing::HopKind;
-        let mut cfg = small_config();
-        cfg.router.vcs_local = 2;
-        cfg.router.vcs_global = 1;
-        cfg.routing.algorithm = RoutingAlgorithm::Ofar;
-        cfg.routing.congestion = crate::config::CongestionKind::Bcm;
-        cfg.routing.bcm_escape = true;
-        cfg.routing.bcm_bubble = 1;
-        cfg.routing.bcm_bubble_global = Some(20);
-        cfg.validate().unwrap();
-        let df = Dragonfly::new(&cfg.topology);
-        let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
-        let mut sim = Simulation::new(&cfg, &df, r);
+        let (mut sim, df) = ofar_simulation(|r| {
+            r.congestion = crate::config::CongestionKind::Bcm;
+            r.bcm_escape = true;
+            r.bcm_bubble = 1;
+            r.bcm_bubble_global = Some(20);
+        });
         let nodes = sim.net.num_terminals();
         let gp0 = df.first_global_port();
         let mut seen = [false; 2];
@@ -1032,18 +1042,12 @@ mod tests {
         // sending. `pending`: the packet owes MM+L's committed global hop. Every global
         // port of the router is full.
         let decide = |full_min: bool, pending: bool, patience: u32| -> (Vec<HopKind>, bool) {
-            let mut cfg = small_config();
-            cfg.router.vcs_local = 2;
-            cfg.router.vcs_global = 1;
-            cfg.routing.algorithm = RoutingAlgorithm::Ofar;
-            cfg.routing.busy_minimal = BusyMinimal::Wait;
-            cfg.routing.misroute_trigger = MisrouteTrigger::Granted;
-            cfg.routing.mml_commit = true;
-            cfg.routing.escape_patience = patience;
-            cfg.validate().unwrap();
-            let df = Dragonfly::new(&cfg.topology);
-            let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
-            let mut sim = Simulation::new(&cfg, &df, r);
+            let (mut sim, df) = ofar_simulation(|r| {
+                r.busy_minimal = BusyMinimal::Wait;
+                r.misroute_trigger = MisrouteTrigger::Granted;
+                r.mml_commit = true;
+                r.escape_patience = patience;
+            });
             let src = sim.net.attach[0].0 as usize;
             // A destination in another group reached through a local hop first.
             let dst = (0..sim.net.num_terminals())
@@ -1099,16 +1103,10 @@ mod tests {
         use crate::routing::ofar::{DECIDED, IN_ESCAPE};
         use crate::routing::HopKind::{Escape, Minimal};
         let decide = |escape: EscapeKind, limit: u32, entries: u8, on_escape: bool| {
-            let mut cfg = small_config();
-            cfg.router.vcs_local = 2;
-            cfg.router.vcs_global = 1;
-            cfg.routing.algorithm = RoutingAlgorithm::Ofar;
-            cfg.routing.escape = escape;
-            cfg.routing.escape_entry_limit = limit;
-            cfg.validate().unwrap();
-            let df = Dragonfly::new(&cfg.topology);
-            let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
-            let mut sim = Simulation::new(&cfg, &df, r);
+            let (mut sim, df) = ofar_simulation(|r| {
+                r.escape = escape;
+                r.escape_entry_limit = limit;
+            });
             let src = sim.net.attach[0].0 as usize;
             let dst = (0..sim.net.num_terminals())
                 .find(|&n| df.group_of(sim.net.attach[n].0 as usize) != df.group_of(src))
