@@ -419,6 +419,11 @@ set = ["routing.algorithm=min", "simulation.max_cycles=250"]
     );
     for panel in ["un", "adv"] {
         assert_plot(&o.join(panel).join("hops"));
+        // MIN and VAL never enter an escape network: every packet at 0 entries, no plot.
+        let entries = rows(&o.join(panel).join("entries.csv"));
+        assert_eq!(entries.len(), 2, "{panel}: {entries:?}");
+        assert!(entries.iter().all(|r| &r[1] == "0" && &r[3] == "1.0000e0"));
+        assert!(!o.join(panel).join("entries.png").exists());
         let hops = rows(&o.join(panel).join("hops.csv"));
         for curve in ["MIN", "VAL"] {
             let rows: Vec<_> = hops.iter().filter(|r| &r[0] == curve).collect();
@@ -841,6 +846,125 @@ near = 1.0
             "metric = \"long-paths\"\nhops = 4\nat_most",
             "metric = \"max-hops\"\nhops = 4\nat_most",
             "hops applies to the metric long-paths only",
+        ),
+    ];
+    for (from, to, needle) in bad {
+        assert!(spec.contains(from), "{from}");
+        write(&dir, "bad.toml", &spec.replacen(from, to, 1));
+        let out = arcsim(&dir, &["figure", "bad.toml", "--out", "never"]);
+        assert_clean_failure(&out, needle, &[needle, "claim"]);
+        assert!(!dir.join("never").exists(), "{needle}: output written");
+    }
+}
+
+/// A burst figure writes each panel's escape-entries histogram (`entries.csv`, and a plot
+/// when a curve entered the escape network), and `many-entries` claims read it: the share of
+/// packets that entered the escape network N times or more. OFAR with the tree under ADVG+2
+/// on the tiny network enters it, some packets several times; with
+/// `routing.escape_entry_limit = 1` none twice; MIN never.
+#[test]
+fn many_entries_claims_read_the_escape_entries_histogram() {
+    let dir = temp_dir("many-entries");
+    write(&dir, "base.toml", BASE);
+    let spec = r#"
+title = "tiny OFAR bursts"
+kind = "burst"
+config = "base.toml"
+baseline = "OFAR"
+set = ["traffic.burst_packets=100", "simulation.repetitions=1", "traffic.pattern=adv-global",
+       "traffic.offset=2", "routing.algorithm=ofar", "router.vcs_local=2", "router.vcs_global=1",
+       "routing.escape=tree"]
+
+[[curve]]
+label = "OFAR"
+
+[[curve]]
+label = "OFAR, 1 entry"
+set = ["routing.escape_entry_limit=1"]
+
+[[curve]]
+label = "MIN"
+set = ["routing.algorithm=min", "router.vcs_local=0", "router.vcs_global=0"]
+
+[[claim]]
+paper = "MIN never enters an escape network"
+curve = "MIN"
+metric = "many-entries"
+entries = 1
+at_most = 0.0
+
+[[claim]]
+paper = "With the limit no packet enters twice"
+curve = "OFAR, 1 entry"
+metric = "many-entries"
+entries = 2
+at_most = 0.0
+
+[[claim]]
+paper = "OFAR: a tenth of the packets enter the escape network"
+curve = "OFAR"
+metric = "many-entries"
+entries = 1
+at_least = 0.1
+
+[[claim]]
+paper = "OFAR: no packet enters twice"
+curve = "OFAR"
+metric = "many-entries"
+entries = 2
+at_most = 0.0
+"#;
+    write(&dir, "fig.toml", spec);
+    let out = arcsim(&dir, &["figure", "fig.toml", "--out", "o"]);
+    assert_success(&out, "burst figure with many-entries claims");
+    assert_plot(&dir.join("o/all/entries"));
+    let entries = rows(&dir.join("o/all/entries.csv"));
+    let hops = rows(&dir.join("o/all/hops.csv"));
+    let packets = |table: &[csv::StringRecord], curve: &str, keep: &dyn Fn(u64) -> bool| -> u64 {
+        table
+            .iter()
+            .filter(|r| &r[0] == curve && keep(r[1].trim_end_matches('+').parse().unwrap()))
+            .map(|r| r[2].parse::<u64>().unwrap())
+            .sum()
+    };
+    let share = |curve: &str, n: u64| {
+        packets(&entries, curve, &|k| k >= n) as f64 / packets(&entries, curve, &|_| true) as f64
+    };
+    for curve in ["OFAR", "OFAR, 1 entry", "MIN"] {
+        // Every packet measured once in each histogram.
+        let all = packets(&entries, curve, &|_| true);
+        assert_eq!(all, packets(&hops, curve, &|_| true), "{curve}");
+        assert_eq!(all, 72 * 100, "{curve}");
+    }
+    let (once, twice) = (share("OFAR", 1), share("OFAR", 2));
+    assert!(once > 0.1 && twice > 0.0, "{once} {twice}");
+    assert_eq!(share("OFAR, 1 entry", 2), 0.0);
+    assert!(share("OFAR, 1 entry", 1) > 0.0);
+    assert_eq!(share("MIN", 1), 0.0);
+    let claims = rows(&dir.join("o/claims.csv"));
+    let verdicts: Vec<&str> = claims.iter().map(|r| &r[4]).collect();
+    assert_eq!(verdicts, ["holds", "holds", "holds", "differs"]);
+    for (row, expected) in claims.iter().zip([0.0, 0.0, once, twice]) {
+        let v: f64 = row[5].parse().unwrap();
+        assert!(
+            (v - expected).abs() <= 1e-3 * expected,
+            "{row:?}: {expected}"
+        );
+    }
+    assert!(std::fs::read_to_string(dir.join("o/summary.txt"))
+        .unwrap()
+        .contains("share of packets that entered the escape network 2 times or more of OFAR"));
+    let bad = [
+        ("entries = 1\nat_most", "at_most", "needs entries = N >= 1"),
+        (
+            "entries = 1\nat_most",
+            "entries = 0\nat_most",
+            "needs entries = N >= 1",
+        ),
+        (
+            "metric = \"many-entries\"\nentries = 1\nat_most",
+            "metric = \"max-hops\"\nentries = 1\nat_most",
+            "entries applies to the metric many-entries only",
         ),
     ];
     for (from, to, needle) in bad {

@@ -1,5 +1,5 @@
 //! Burst figures: consumption time normalised to a baseline curve, longest paths, and the hop
-//! histograms of every panel.
+//! and escape-entry histograms of every panel.
 
 use super::spec::Spec;
 use super::Finished;
@@ -80,6 +80,9 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             out.join(pname).join("hops.csv")
         })?;
         hop_csv.write_record(["curve", "hops", "packets", "fraction"])?;
+        let mut entries_csv = csv::Writer::from_path(out.join(pname).join("entries.csv"))?;
+        entries_csv.write_record(["curve", "entries", "packets", "fraction"])?;
+        let mut entry_curves = Vec::new();
         for (ci, (rep, failures)) in reps.iter().enumerate() {
             let label = &spec.curve[ci].label;
             match rep {
@@ -109,7 +112,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                         (Some(m), Some(b)) if b > 0.0 => Some(m / b),
                         _ => None,
                     });
-                    let hist = pooled_histogram(&r.runs);
+                    let hist = pooled(&r.runs, |x| &x.hops.histogram);
                     let total: u64 = hist.iter().sum();
                     let mut pts = Vec::new();
                     // The histogram's last bucket holds every longer path: written as "63+"
@@ -141,6 +144,29 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                         label: label.clone(),
                         points: pts,
                     });
+                    // Runs stored before the histogram existed have none: left out.
+                    let entries = pooled(&r.runs, |x| &x.escape.entries_histogram);
+                    let total: u64 = entries.iter().sum();
+                    let mut pts = Vec::new();
+                    for (k, &n) in entries.iter().enumerate() {
+                        entries_csv.write_record([
+                            label.clone(),
+                            k.to_string(),
+                            n.to_string(),
+                            hop_share(n, total),
+                        ])?;
+                        pts.push(Point {
+                            x: k as f64,
+                            y: n as f64 / total.max(1) as f64,
+                            ci: None,
+                        });
+                    }
+                    if entries.len() > 1 {
+                        entry_curves.push(Curve {
+                            label: label.clone(),
+                            points: pts,
+                        });
+                    }
                     let escape = r
                         .runs
                         .iter()
@@ -192,6 +218,19 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         }
         writeln!(report)?;
         hop_csv.flush()?;
+        entries_csv.flush()?;
+        if !entry_curves.is_empty() {
+            line_plot(
+                &out.join(pname).join("entries"),
+                &PlotSpec {
+                    title: &plan.title(ptitle),
+                    x_label: "entries into the escape network",
+                    y_label: "fraction of packets",
+                    log_y: true,
+                },
+                &entry_curves,
+            )?;
+        }
         write_delivery(&out.join(pname), &plan.title(ptitle), spec, &reps)?;
         line_plot(
             &out.join(pname).join("hops"),
@@ -365,16 +404,12 @@ fn median_router_done(runs: &[RunResult]) -> Option<f64> {
     (!runs.is_empty()).then(|| sum / runs.len() as f64)
 }
 
-/// Hop histogram summed over the seeds of a cell.
-fn pooled_histogram(runs: &[RunResult]) -> Vec<u64> {
-    let len = runs
-        .iter()
-        .map(|r| r.hops.histogram.len())
-        .max()
-        .unwrap_or(0);
+/// A histogram of each run (`of`) summed over the seeds of a cell.
+fn pooled(runs: &[RunResult], of: impl Fn(&RunResult) -> &Vec<u64>) -> Vec<u64> {
+    let len = runs.iter().map(|r| of(r).len()).max().unwrap_or(0);
     let mut h = vec![0u64; len];
     for r in runs {
-        for (k, &n) in r.hops.histogram.iter().enumerate() {
+        for (k, &n) in of(r).iter().enumerate() {
             h[k] += n;
         }
     }

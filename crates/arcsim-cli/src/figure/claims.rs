@@ -60,6 +60,10 @@ pub struct Claim {
     /// longer.
     #[serde(default)]
     pub hops: Option<u32>,
+    /// The count of `many-entries`: the share of packets that entered the escape network
+    /// this many times or more.
+    #[serde(default)]
+    pub entries: Option<u32>,
     /// Checked only on a network with this many global links per router (the paper's
     /// numbers that hold for its network alone, e.g. "about 0.36" at h = 6).
     #[serde(default)]
@@ -95,6 +99,10 @@ pub enum Metric {
     /// `hops` hops or longer, from the panel's hop histogram: the tail the paper bounds
     /// ("more than 99.99% of the packets need less than 30 hops").
     LongPaths,
+    /// Bursts: the share of the packets (0 to 1) that entered the escape network `entries`
+    /// times or more, from the panel's escape-entries histogram (seed 001 §5.7: "the amount
+    /// of packets with such a high number of injections is very low").
+    ManyEntries,
     /// Transients: how much the mean latency of the windows after the traffic change exceeds
     /// that of the windows before it, as a fraction of the latter.
     ChangeRise,
@@ -123,7 +131,8 @@ impl Metric {
             | Metric::MeanTime
             | Metric::MaxHops
             | Metric::MeanHops
-            | Metric::LongPaths => Kind::Burst,
+            | Metric::LongPaths
+            | Metric::ManyEntries => Kind::Burst,
             Metric::ChangeRise | Metric::MisrouteDip | Metric::ThroughputFall => Kind::Transient,
             Metric::GroupRatio => Kind::Injection,
         }
@@ -142,6 +151,7 @@ impl Metric {
             Metric::MaxHops => "max-hops",
             Metric::MeanHops => "mean-hops",
             Metric::LongPaths => "long-paths",
+            Metric::ManyEntries => "many-entries",
             Metric::ChangeRise => "change-rise",
             Metric::MisrouteDip => "misroute-dip",
             Metric::ThroughputFall => "throughput-fall",
@@ -149,7 +159,8 @@ impl Metric {
         }
     }
 
-    fn describe(self, load: Option<f64>, hops: Option<u32>) -> String {
+    fn describe(self, c: &Claim) -> String {
+        let (load, hops) = (c.load, c.hops);
         let at = load.map(|l| format!(" at load {l}")).unwrap_or_default();
         match self {
             Metric::Peak => "peak accepted load".into(),
@@ -172,6 +183,10 @@ impl Metric {
                 "share of packets with paths of {} hops or more",
                 hops.unwrap_or(0)
             ),
+            Metric::ManyEntries => format!(
+                "share of packets that entered the escape network {} times or more",
+                c.entries.unwrap_or(0)
+            ),
             Metric::ChangeRise => "latency rise after the change".into(),
             Metric::MisrouteDip => "dip of the misrouted share after the change".into(),
             Metric::ThroughputFall => "fall of the accepted load from its best window".into(),
@@ -187,7 +202,9 @@ impl Metric {
             _ if x.is_infinite() => "not consumed".into(),
             Metric::MaxHops => format!("{x:.0}"),
             // A tail share, often parts per million.
-            Metric::LongPaths if x != 0.0 && x.abs() < 1e-3 => format!("{x:.3e}"),
+            Metric::LongPaths | Metric::ManyEntries if x != 0.0 && x.abs() < 1e-3 => {
+                format!("{x:.3e}")
+            }
             _ if x.abs() >= 100.0 => format!("{x:.1}"),
             _ => format!("{x:.4}"),
         }
@@ -316,7 +333,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         };
         if c.metric.kind() != spec.kind {
             bail!(
-                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops, long-paths; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio)",
+                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio)",
                 what(),
                 c.metric.name(),
                 kind_name(c.metric.kind()),
@@ -377,6 +394,14 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
             ),
             (Metric::LongPaths, Some(_)) | (_, None) => {}
             (_, Some(_)) => bail!("{}: hops applies to the metric long-paths only", what()),
+        }
+        match (c.metric, c.entries) {
+            (Metric::ManyEntries, None | Some(0)) => bail!(
+                "{}: metric many-entries needs entries = N >= 1 (the share of packets that entered the escape network N times or more)",
+                what()
+            ),
+            (Metric::ManyEntries, Some(_)) | (_, None) => {}
+            (_, Some(_)) => bail!("{}: entries applies to the metric many-entries only", what()),
         }
         let tests = c.tests().len();
         if tests != 1 {
@@ -448,6 +473,8 @@ pub(super) struct Tables {
     /// Bursts: (panel, curve) -> packets per path length (hops); the last bucket holds every
     /// longer path.
     hops: BTreeMap<(String, String), Vec<(u32, u64)>>,
+    /// Bursts: (panel, curve) -> packets per number of escape entries.
+    entries: BTreeMap<(String, String), Vec<(u32, u64)>>,
     /// Transients: (panel, curve) -> (cycle, latency, misrouted share) per window.
     series: BTreeMap<(String, String), Vec<Point>>,
     /// Transients: (panel, curve) -> (cycle, accepted load) per window, warm-up included.
@@ -483,6 +510,13 @@ struct HopRow {
     curve: String,
     /// A path length, or the last bucket written "63+".
     hops: String,
+    packets: u64,
+}
+
+#[derive(Deserialize)]
+struct EntriesRow {
+    curve: String,
+    entries: u32,
     packets: u64,
 }
 
@@ -572,6 +606,15 @@ impl Tables {
                             .collect::<Result<Vec<_>>>()?;
                     t.hops = grouped(rows, |(curve, n, packets)| (curve, (n, packets)));
                 }
+                if plan
+                    .spec
+                    .claim
+                    .iter()
+                    .any(|c| c.metric == Metric::ManyEntries)
+                {
+                    let rows = per_panel::<EntriesRow>(plan, out, "entries.csv")?;
+                    t.entries = grouped(rows, |r| (r.curve, (r.entries, r.packets)));
+                }
                 for row in read_rows::<BurstRow>(&out.join("bursts.csv"))? {
                     // An empty cell: the burst was not consumed.
                     t.burst.insert(
@@ -656,13 +699,16 @@ impl Tables {
             Metric::Time => Ok(burst(p)?.0),
             Metric::MaxHops => Ok(burst(p)?.1),
             Metric::MeanHops => Ok(burst(p)?.2),
-            Metric::LongPaths => {
-                let hist = self
-                    .hops
+            Metric::LongPaths | Metric::ManyEntries => {
+                let (table, what, n) = if c.metric == Metric::LongPaths {
+                    (&self.hops, "hop", c.hops.unwrap_or(0))
+                } else {
+                    (&self.entries, "escape-entries", c.entries.unwrap_or(0))
+                };
+                let hist = table
                     .get(&key(p))
                     .filter(|v| !v.is_empty())
-                    .ok_or_else(|| format!("{curve} has no hop histogram in panel {p}"))?;
-                let n = c.hops.unwrap_or(0);
+                    .ok_or_else(|| format!("{curve} has no {what} histogram in panel {p}"))?;
                 let total: u64 = hist.iter().map(|x| x.1).sum();
                 let long: u64 = hist.iter().filter(|x| x.0 >= n).map(|x| x.1).sum();
                 if total == 0 {
@@ -827,12 +873,7 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, info: &PanelInfo) -> Out
         Err(e) => return not_checked(e),
     };
     let num = |x: f64| c.metric.show(x);
-    let what = format!(
-        "{} of {}: {}",
-        c.metric.describe(c.load, c.hops),
-        c.curve,
-        num(v)
-    );
+    let what = format!("{} of {}: {}", c.metric.describe(c), c.curve, num(v));
     let others = |names: &[String]| -> std::result::Result<Vec<(String, f64)>, String> {
         names
             .iter()
@@ -953,7 +994,7 @@ pub(super) fn write(
             paper,
             panel.unwrap_or("all panels").to_string(),
             c.curve.clone(),
-            c.metric.describe(c.load, c.hops),
+            c.metric.describe(c),
             o.verdict.word().to_string(),
             o.value.map_or(String::new(), |v| format!("{v}")),
             o.detail,
