@@ -757,6 +757,33 @@ fn bad_specs_fail_with_a_message() {
     assert_clean_failure(&out, "unknown scale", &["--scale huge", "one"]);
 }
 
+/// The claims of the figure in `out`: each verdict and number (within 0.1%) in claims.csv,
+/// and `described` in the summary.
+fn assert_claims(out: &Path, expected: &[(&str, f64)], described: &str) {
+    let claims = rows(&out.join("claims.csv"));
+    let verdicts: Vec<&str> = claims.iter().map(|r| &r[4]).collect();
+    let want: Vec<&str> = expected.iter().map(|e| e.0).collect();
+    assert_eq!(verdicts, want);
+    for (row, &(_, x)) in claims.iter().zip(expected) {
+        let v: f64 = row[5].parse().unwrap();
+        assert!((v - x).abs() <= 1e-3 * x, "{row:?}: {x}");
+    }
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(summary.contains(described), "{summary}");
+}
+
+/// `spec` with each (from, to) replacement stops before running with a message that names
+/// the claim and contains `needle`, and writes nothing.
+fn assert_bad_claims(dir: &Path, spec: &str, bad: &[(&str, &str, &str)]) {
+    for &(from, to, needle) in bad {
+        assert!(spec.contains(from), "{from}");
+        write(dir, "bad.toml", &spec.replacen(from, to, 1));
+        let out = arcsim(dir, &["figure", "bad.toml", "--out", "never"]);
+        assert_clean_failure(&out, needle, &[needle, "claim"]);
+        assert!(!dir.join("never").exists(), "{needle}: output written");
+    }
+}
+
 /// A burst figure's `long-paths` claims read the panels' hop histograms: the share of
 /// packets with paths of N hops or more, as hops.csv has it. MIN's paths are at most 3
 /// router hops long, VAL's up to 5 under ADVG+1.
@@ -817,19 +844,11 @@ near = 1.0
     let (val4, val5) = (share("VAL", 4), share("VAL", 5));
     assert_eq!(share("MIN", 4), 0.0);
     assert!(val4 > 0.1 && val5 > 0.0 && val5 < 0.9, "{val4} {val5}");
-    let claims = rows(&dir.join("o/claims.csv"));
-    let verdicts: Vec<&str> = claims.iter().map(|r| &r[4]).collect();
-    assert_eq!(verdicts, ["holds", "holds", "differs"]);
-    for (row, expected) in claims.iter().zip([0.0, val4, val5]) {
-        let v: f64 = row[5].parse().unwrap();
-        assert!(
-            (v - expected).abs() <= 1e-3 * expected,
-            "{row:?}: {expected}"
-        );
-    }
-    assert!(std::fs::read_to_string(dir.join("o/summary.txt"))
-        .unwrap()
-        .contains("share of packets with paths of 4 hops or more of VAL"));
+    assert_claims(
+        &dir.join("o"),
+        &[("holds", 0.0), ("holds", val4), ("differs", val5)],
+        "share of packets with paths of 4 hops or more of VAL",
+    );
     let bad = [
         ("hops = 4\nat_most", "at_most", "needs hops = N"),
         (
@@ -848,13 +867,7 @@ near = 1.0
             "hops applies to the metric long-paths only",
         ),
     ];
-    for (from, to, needle) in bad {
-        assert!(spec.contains(from), "{from}");
-        write(&dir, "bad.toml", &spec.replacen(from, to, 1));
-        let out = arcsim(&dir, &["figure", "bad.toml", "--out", "never"]);
-        assert_clean_failure(&out, needle, &[needle, "claim"]);
-        assert!(!dir.join("never").exists(), "{needle}: output written");
-    }
+    assert_bad_claims(&dir, spec, &bad);
 }
 
 /// A burst figure writes each panel's escape-entries histogram (`entries.csv`, and a plot
@@ -941,19 +954,16 @@ at_most = 0.0
     assert_eq!(share("OFAR, 1 entry", 2), 0.0);
     assert!(share("OFAR, 1 entry", 1) > 0.0);
     assert_eq!(share("MIN", 1), 0.0);
-    let claims = rows(&dir.join("o/claims.csv"));
-    let verdicts: Vec<&str> = claims.iter().map(|r| &r[4]).collect();
-    assert_eq!(verdicts, ["holds", "holds", "holds", "differs"]);
-    for (row, expected) in claims.iter().zip([0.0, 0.0, once, twice]) {
-        let v: f64 = row[5].parse().unwrap();
-        assert!(
-            (v - expected).abs() <= 1e-3 * expected,
-            "{row:?}: {expected}"
-        );
-    }
-    assert!(std::fs::read_to_string(dir.join("o/summary.txt"))
-        .unwrap()
-        .contains("share of packets that entered the escape network 2 times or more of OFAR"));
+    assert_claims(
+        &dir.join("o"),
+        &[
+            ("holds", 0.0),
+            ("holds", 0.0),
+            ("holds", once),
+            ("differs", twice),
+        ],
+        "share of packets that entered the escape network 2 times or more of OFAR",
+    );
     let bad = [
         ("entries = 1\nat_most", "at_most", "needs entries = N >= 1"),
         (
@@ -967,13 +977,7 @@ at_most = 0.0
             "entries applies to the metric many-entries only",
         ),
     ];
-    for (from, to, needle) in bad {
-        assert!(spec.contains(from), "{from}");
-        write(&dir, "bad.toml", &spec.replacen(from, to, 1));
-        let out = arcsim(&dir, &["figure", "bad.toml", "--out", "never"]);
-        assert_clean_failure(&out, needle, &[needle, "claim"]);
-        assert!(!dir.join("never").exists(), "{needle}: output written");
-    }
+    assert_bad_claims(&dir, spec, &bad);
 }
 
 /// Claims on SWEEP's tiny network (p = 2, a = 4, h = 2; loads 0.1 and 0.3): one that holds,

@@ -219,29 +219,24 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         writeln!(report)?;
         hop_csv.flush()?;
         entries_csv.flush()?;
-        if !entry_curves.is_empty() {
+        // Shares of packets by count, log scale: the tails are single packets in millions.
+        let shares = |stem: &str, x_label: &str, curves: &[Curve]| {
             line_plot(
-                &out.join(pname).join("entries"),
+                &out.join(pname).join(stem),
                 &PlotSpec {
                     title: &plan.title(ptitle),
-                    x_label: "entries into the escape network",
+                    x_label,
                     y_label: "fraction of packets",
                     log_y: true,
                 },
-                &entry_curves,
-            )?;
+                curves,
+            )
+        };
+        if !entry_curves.is_empty() {
+            shares("entries", "entries into the escape network", &entry_curves)?;
         }
         write_delivery(&out.join(pname), &plan.title(ptitle), spec, &reps)?;
-        line_plot(
-            &out.join(pname).join("hops"),
-            &PlotSpec {
-                title: &plan.title(ptitle),
-                x_label: "router-to-router hops",
-                y_label: "fraction of packets",
-                log_y: true,
-            },
-            &hop_curves,
-        )?;
+        shares("hops", "router-to-router hops", &hop_curves)?;
     }
     w.flush()?;
     // The paper's summary of such a figure: mean and range over the patterns.
