@@ -267,8 +267,8 @@ fn bcm_and_ecm_keep_throughput_where_plain_ofar_collapses() {
 #[test]
 fn ecm_any_rule_is_the_paper_rule_on_a_ring_and_stricter_on_a_tree() {
     // routing.ecm_rule = "any" stops injection while any escape buffer of the router is above
-    // threshold, not all of them. A ring router receives on one escape buffer, so the two
-    // rules are the same; a tree router may receive on several, and "any" keeps more packets
+    // threshold, not all of them. A router of a one-way ring (the default direction) receives
+    // on one escape buffer, so the two rules are the same; a tree router may receive on several, and "any" keeps more packets
     // out of the tree, at the price of starving the routers that gather the tree's traffic
     // (docs/configuration.md, routing.ecm_rule).
     let at = |escape: &str, rule: &str| {
