@@ -146,6 +146,87 @@ fn run_writes_result_and_plots() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `arcsim run` with OFAR prints its escape use as result.json has it (share entering, entries
+/// and escape hops per packet, the most entries), the entries histogram adds up to the packets
+/// measured, and `routing.escape_entry_limit` is written to config.toml only when set.
+#[test]
+fn run_prints_ofar_escape_use_and_writes_the_entry_limit() {
+    let dir = temp_dir("cli-run-escape");
+    let run = |limit: &str, out: &str| {
+        let mut args = vec!["run"];
+        args.extend_from_slice(&SMALL);
+        for set in [
+            "routing.algorithm=ofar",
+            "router.vcs_local=2",
+            "router.vcs_global=1",
+            "routing.escape=tree",
+            "traffic.pattern=adv-global",
+            "traffic.offset=2",
+            "traffic.load=1.0",
+            "simulation.warmup_cycles=500",
+            "simulation.measure_cycles=1000",
+            limit,
+        ] {
+            args.extend_from_slice(&["--set", set]);
+        }
+        args.extend_from_slice(&["--out", out]);
+        let output = arcsim(&dir, &args);
+        assert_success(&output, limit);
+        let json: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(out).join("result.json")).unwrap(),
+        )
+        .unwrap();
+        let config = std::fs::read_to_string(dir.join(out).join("config.toml")).unwrap();
+        (
+            String::from_utf8_lossy(&output.stdout).to_string(),
+            json,
+            config,
+        )
+    };
+    for (limit, out) in [
+        ("routing.escape_entry_limit=0", "none"),
+        ("routing.escape_entry_limit=2", "two"),
+    ] {
+        let (stdout, json, config) = run(limit, out);
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with("escape network"))
+            .unwrap_or_else(|| panic!("no escape line in\n{stdout}"));
+        let max = num(&json, "escape.entries_max");
+        assert_eq!(
+            line,
+            format!(
+                "escape network  entered by {:.2}% of packets, {:.3} entries and {:.3} escape hops per packet, at most {max} entries",
+                100.0 * num(&json, "escape.entered_fraction"),
+                num(&json, "escape.entries_mean"),
+                num(&json, "escape.hops_mean"),
+            )
+        );
+        let sum = |path: &str| -> f64 {
+            get(&json, path)
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .sum()
+        };
+        assert_eq!(
+            sum("escape.entries_histogram"),
+            sum("hops.histogram"),
+            "{out}"
+        );
+        let cfg = arcsim::Config::from_toml_str(&config).expect("config.toml parses");
+        if out == "none" {
+            assert!(max > 2.0, "no packet entered the tree three times: {line}");
+            assert!(!config.contains("escape_entry_limit"), "{config}");
+        } else {
+            assert_eq!(max, 2.0, "{line}");
+            assert_eq!(cfg.routing.escape_entry_limit, 2);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn sweep(dir: &Path, out_dir: &Path, threads: &str) -> Output {
     sweep_with(dir, out_dir, threads, &[])
 }
