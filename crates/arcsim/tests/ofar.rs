@@ -63,29 +63,39 @@ fn must_run(extra: &[&str]) -> RunResult {
 #[test]
 fn escape_subnetworks_prevent_deadlock_with_one_vc() {
     // 1/1(+1) VCs, saturating adversarial load: without the escape network this deadlocks
-    // (next test); with each escape network the watchdog must stay silent.
+    // (next test); with each escape network the watchdog must stay silent. Also with seed
+    // 001 §5.7's livelock counter at its strictest (`escape_entry_limit = 1`: a packet that
+    // entered the escape network stays on it), which must not make it deadlock either.
     for escape in [
         &["routing.escape=\"ring\"", "routing.rings=[\"a\"]"][..],
         &["routing.escape=\"tree\""][..],
     ] {
         for pattern in ["traffic.offset=3", "traffic.offset=1"] {
-            let mut sets = vec![
-                "routing.algorithm=ofar",
-                "router.vcs_local=1",
-                "router.vcs_global=1",
-                "traffic.pattern=adv-global",
-                pattern,
-                "traffic.load=1.0",
-                "simulation.warmup_cycles=2000",
-                "simulation.measure_cycles=6000",
-                "simulation.watchdog_cycles=1500",
-            ];
-            sets.extend_from_slice(escape);
-            let r = run(&sets).unwrap_or_else(|e| panic!("{escape:?} {pattern}: {e}"));
-            assert!(
-                r.packets.delivered > 0,
-                "{escape:?} {pattern}: nothing delivered"
-            );
+            for limit in [
+                "routing.escape_entry_limit=0",
+                "routing.escape_entry_limit=1",
+            ] {
+                let mut sets = vec![
+                    "routing.algorithm=ofar",
+                    "router.vcs_local=1",
+                    "router.vcs_global=1",
+                    "traffic.pattern=adv-global",
+                    pattern,
+                    limit,
+                    "traffic.load=1.0",
+                    "simulation.warmup_cycles=2000",
+                    "simulation.measure_cycles=6000",
+                    "simulation.watchdog_cycles=1500",
+                ];
+                sets.extend_from_slice(escape);
+                let what = format!("{escape:?} {pattern} {limit}");
+                let r = run(&sets).unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert!(r.packets.delivered > 0, "{what}: nothing delivered");
+                assert!(r.escape.entered_fraction > 0.0, "{what}: escape unused");
+                if limit.ends_with('1') {
+                    assert_eq!(r.escape.entries_max, 1, "{what}");
+                }
+            }
         }
     }
 }
