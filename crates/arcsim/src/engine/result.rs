@@ -48,6 +48,9 @@ impl<R: Routing> Simulation<R> {
             (c.window_end - c.window_start) as f64
         };
         let n = c.delivered_in_window.max(1) as f64;
+        let entries = &c.escape_entries_hist;
+        let entries_max = entries.iter().rposition(|&k| k > 0).unwrap_or(0);
+        let entries_sum: u64 = entries.iter().enumerate().map(|(k, &m)| k as u64 * m).sum();
         let dist = |h: &hdrhistogram::Histogram<u64>, sum: u128| Dist {
             mean: if c.delivered_in_window > 0 {
                 sum as f64 / n
@@ -142,10 +145,10 @@ impl<R: Routing> Simulation<R> {
             },
             misrouted_fraction: c.misrouted_in_window as f64 / n,
             escape: EscapeStats {
-                entered_fraction: c.escaped_in_window as f64 / n,
-                entries_mean: c.escape_entries_sum as f64 / n,
-                entries_max: c.escape_entries_max as u64,
-                entries_histogram: c.escape_entries_hist[..=c.escape_entries_max as usize].to_vec(),
+                entered_fraction: (c.delivered_in_window - entries[0]) as f64 / n,
+                entries_mean: entries_sum as f64 / n,
+                entries_max: entries_max as u64,
+                entries_histogram: entries[..=entries_max].to_vec(),
                 hops_mean: c.escape_hops_sum as f64 / n,
                 max_hops_without_escape: c.max_hops_no_escape as u64,
             },

@@ -35,12 +35,10 @@ pub struct Collector {
     pub accepted_per_router: Vec<u64>,
     pub series: Option<SeriesAcc>,
     /// Escape-network use by the packets delivered in the window.
-    pub escaped_in_window: u64,
-    pub escape_entries_sum: u64,
-    pub escape_entries_max: u8,
     /// Packets delivered in the window by the number of times they entered the escape
-    /// network (256 slots: a packet counts its entries in 8 bits).
-    pub escape_entries_hist: Vec<u64>,
+    /// network (a packet counts its entries in 8 bits): the share that entered, the mean and
+    /// the most entries are read from it.
+    pub escape_entries_hist: [u64; 1 << u8::BITS],
     pub escape_hops_sum: u64,
     /// Longest path of a packet that never entered the escape network (OFAR's bound: 8).
     pub max_hops_no_escape: u16,
@@ -127,10 +125,7 @@ impl Collector {
             generated_in_window: 0,
             injected_per_router: vec![0; routers],
             accepted_per_router: vec![0; routers],
-            escaped_in_window: 0,
-            escape_entries_sum: 0,
-            escape_entries_max: 0,
-            escape_entries_hist: vec![0; 1 << u8::BITS],
+            escape_entries_hist: [0; 1 << u8::BITS],
             escape_hops_sum: 0,
             max_hops_no_escape: 0,
             hops_max: 0,
@@ -213,9 +208,6 @@ impl Collector {
         self.accepted_per_router[dst_router] += len;
         self.escape_entries_hist[p.escape_entries as usize] += 1;
         if p.escape_entries > 0 {
-            self.escaped_in_window += 1;
-            self.escape_entries_sum += p.escape_entries as u64;
-            self.escape_entries_max = self.escape_entries_max.max(p.escape_entries);
             self.escape_hops_sum += p.escape_hops as u64;
         } else {
             self.max_hops_no_escape = self.max_hops_no_escape.max(p.hops);
