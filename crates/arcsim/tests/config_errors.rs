@@ -307,6 +307,44 @@ fn misspelt_names_get_a_hint() {
     assert!(!text.contains("did you mean"), "{text}");
 }
 
+/// Every key of every section, misspelt by one dropped letter, is the key the hint names, even
+/// where another key is a prefix of it (`escape` of `escape_entry_limit`).
+#[test]
+fn every_key_with_a_letter_dropped_gets_itself_as_the_hint() {
+    for section in ["topology", "router", "routing", "traffic", "simulation"] {
+        // serde lists the section's keys when it meets one it does not know.
+        let text = check_toml(&format!("[{section}]\nzzzz = 1"))
+            .unwrap_err()
+            .to_string();
+        let list = text.split("expected one of ").nth(1).unwrap_or_else(|| {
+            panic!("no key list for [{section}]: {text}");
+        });
+        let keys: Vec<&str> = list
+            .lines()
+            .next()
+            .unwrap()
+            .split(", ")
+            .map(|k| k.trim_matches('`'))
+            .collect();
+        assert!(keys.len() >= 5, "[{section}]: {keys:?}");
+        for key in &keys {
+            // Drop the letter after the first third of the key: a typo, not a prefix.
+            let at = key.len() / 3 + 1;
+            if at >= key.len() || key.len() < 4 {
+                continue;
+            }
+            let typo = format!("{}{}", &key[..at], &key[at + 1..]);
+            let text = check_toml(&format!("[{section}]\n{typo} = 1"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                text.contains(&format!("(did you mean `{key}`?)")),
+                "[{section}] {typo}: {text}"
+            );
+        }
+    }
+}
+
 #[test]
 fn unknown_routing_name() {
     expect_field(

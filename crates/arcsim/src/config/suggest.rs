@@ -76,9 +76,12 @@ fn paper_pattern(given: &str, names: &[String]) -> Option<String> {
     })
 }
 
-/// The allowed name meant by `given`: the same up to case, `-` and `_`; else the only one that
-/// starts with it, or that it starts with; else the most similar one (Jaro-Winkler at least
-/// 0.85, the level at which one or two letters are wrong in a name of eight).
+/// The allowed name meant by `given`: the same up to case, `-` and `_`; else the one a typo
+/// away (one or two letters added, dropped, changed or swapped, fewer than half of them);
+/// else the only one that starts with it, or that it starts with; else the most similar one
+/// (Jaro-Winkler at least 0.85, the level at which one or two letters are wrong in a name of
+/// eight). The typo comes before the prefix because keys extend one another
+/// (`escape_entry_limt` starts with `escape` but means `escape_entry_limit`).
 fn closest<'a>(given: &str, names: &'a [String]) -> Option<&'a str> {
     let squash = |s: &str| -> String {
         s.chars()
@@ -103,8 +106,28 @@ fn closest<'a>(given: &str, names: &'a [String]) -> Option<&'a str> {
     {
         return Some(name);
     }
+    let typo = squashed
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (strsim::damerau_levenshtein(&g, s), i))
+        .filter(|&(d, _)| d <= 2 && 2 * d < g.chars().count())
+        .min();
+    if let Some((d, i)) = typo {
+        // Two names equally close: no guess between them.
+        if squashed
+            .iter()
+            .filter(|s| strsim::damerau_levenshtein(&g, s) == d)
+            .count()
+            == 1
+        {
+            return Some(&names[i]);
+        }
+    }
     let prefixed: Vec<usize> = (0..names.len())
-        .filter(|&i| squashed[i].starts_with(&g) || g.starts_with(&squashed[i]))
+        // A one- or two-letter name (`a`, `p`, `h`) begins too many words to be meant.
+        .filter(|&i| {
+            squashed[i].starts_with(&g) || (squashed[i].len() > 2 && g.starts_with(&squashed[i]))
+        })
         .collect();
     if let [only] = prefixed[..] {
         return Some(&names[only]);
@@ -142,6 +165,7 @@ mod tests {
         "rings",
         "ring_direction",
         "ecm_threshold",
+        "escape_entry_limit",
     ];
     const ALGORITHMS: &[&str] = &["min", "val", "val-any", "ugal-l", "ofar", "ofar-l", "pb"];
     const PATTERNS: &[&str] = &["uniform", "adv-global", "adv-local", "shift", "hot-spot"];
@@ -153,6 +177,9 @@ mod tests {
             ("misroute_treshold", "misroute_threshold"),
             ("ring", "rings"),
             ("Ring-Direction", "ring_direction"),
+            // A typo ranks before a name the given one starts with.
+            ("escape_entry_limt", "escape_entry_limit"),
+            ("escapes", "escape"),
         ] {
             assert_eq!(
                 did_you_mean(&field(given, ROUTING)).as_deref(),
@@ -215,6 +242,8 @@ mod tests {
     fn nothing_close_gets_no_hint() {
         assert_eq!(did_you_mean(&field("colour", ROUTING)), None);
         assert_eq!(did_you_mean(&variant("booksim", ALGORITHMS)), None);
+        // A word that merely begins with a one-letter key is not that key.
+        assert_eq!(did_you_mean(&field("height", &["p", "a", "h"])), None);
         // "v" starts two names: no guess between them.
         assert_eq!(did_you_mean(&variant("v", ALGORITHMS)), None);
         assert_eq!(
