@@ -106,21 +106,16 @@ fn closest<'a>(given: &str, names: &'a [String]) -> Option<&'a str> {
     {
         return Some(name);
     }
-    let typo = squashed
+    let dist: Vec<usize> = squashed
         .iter()
-        .enumerate()
-        .map(|(i, s)| (strsim::damerau_levenshtein(&g, s), i))
-        .filter(|&(d, _)| d <= 2 && 2 * d < g.chars().count())
-        .min();
-    if let Some((d, i)) = typo {
+        .map(|s| strsim::damerau_levenshtein(&g, s))
+        .collect();
+    let nearest = dist.iter().copied().min().unwrap_or(usize::MAX);
+    if nearest <= 2 && 2 * nearest < g.chars().count() {
         // Two names equally close: no guess between them.
-        if squashed
-            .iter()
-            .filter(|s| strsim::damerau_levenshtein(&g, s) == d)
-            .count()
-            == 1
-        {
-            return Some(&names[i]);
+        let typo: Vec<usize> = (0..names.len()).filter(|&i| dist[i] == nearest).collect();
+        if let [only] = typo[..] {
+            return Some(&names[only]);
         }
     }
     let prefixed: Vec<usize> = (0..names.len())
