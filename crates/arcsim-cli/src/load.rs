@@ -54,13 +54,15 @@ pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Config> {
     Ok(finish(load_tree(path)?, sets)?)
 }
 
-/// Warn (on stderr) about routing keys set to something other than their default that no
-/// simulation of the command reads, such as `--set routing.rings=["b"]` with MIN. A key that
-/// some of a sweep's or figure's curves read is not reported. Each key a `--set` of `sets`
-/// names gets a warning of its own, with the reason. The others come from a configuration
-/// file, which may set the keys of several routings on purpose (`experiments/ofar/base.toml`
-/// serves every curve of the seed-001 figures): with `file_keys` they are listed together on
-/// one line, without it (`arcsim figure`, whose specs share such a base) not at all.
+/// Warn (on stderr) about routing and traffic keys set to something other than their default
+/// that no simulation of the command reads, such as `--set routing.rings=["b"]` with MIN or
+/// `--set traffic.offset=6` with the uniform pattern. A key that some of a sweep's or
+/// figure's curves read is not reported. Each key a `--set` of `sets` names gets a warning of
+/// its own, with the reason. The others come from a configuration file, which may set the
+/// keys of several routings on purpose (`experiments/ofar/base.toml` serves every curve of
+/// the seed-001 figures): with `file_keys` the routing keys are listed together on one line
+/// and the traffic keys each on its own with the reason, without it (`arcsim figure`, whose
+/// specs share such a base) not at all.
 pub fn warn_unused_keys<'a>(
     cfgs: impl IntoIterator<Item = &'a Config>,
     sets: &[String],
@@ -73,7 +75,7 @@ pub fn warn_unused_keys<'a>(
         if !algorithms.contains(&name) {
             algorithms.push(name);
         }
-        let here = cfg.routing.unused_keys();
+        let here = cfg.unused_keys();
         unused = Some(match unused {
             None => here,
             Some(prev) => prev
@@ -95,8 +97,12 @@ pub fn warn_unused_keys<'a>(
     for (key, why) in unused.unwrap_or_default() {
         if named(key) {
             eprintln!("arcsim: warning: {key} is set but has no effect: {why}");
-        } else {
+        } else if key.starts_with("routing.") {
             from_file.push(key);
+        } else if file_keys {
+            eprintln!(
+                "arcsim: warning: {key} is set by the configuration file but has no effect: {why}"
+            );
         }
     }
     if file_keys && !from_file.is_empty() {

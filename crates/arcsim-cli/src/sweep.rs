@@ -305,7 +305,14 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
         }
     }
     // Keys the command line names, by --set or --vary, get warnings of their own.
-    let named: Vec<String> = args.set.iter().chain(&args.vary).cloned().collect();
+    // --load names traffic.load.
+    let named: Vec<String> = args
+        .set
+        .iter()
+        .chain(&args.vary)
+        .cloned()
+        .chain(std::iter::once("traffic.load=".to_string()))
+        .collect();
     crate::load::warn_unused_keys(&jobs, &named, true);
     crate::load::print_advisories(&jobs);
     // Before the simulations, so that a bad --out does not waste them.

@@ -706,6 +706,58 @@ fn keys_no_simulation_reads_are_warned_about() {
         "{}",
         text(&out.stderr)
     );
+
+    // Traffic keys: an offset with the uniform pattern, from --set and from a file (a line of
+    // its own, with the reason); a figure whose panels use the offset does not warn.
+    let mut args = vec!["run"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&short);
+    args.extend_from_slice(&["--set", "traffic.offset=6", "--out", "t"]);
+    let out = arcsim(&dir, &args);
+    assert_success(&out, "run with an offset and the uniform pattern");
+    let err = text(&out.stderr);
+    assert_eq!(err.matches("warning").count(), 1, "{err}");
+    assert!(
+        err.contains("warning: traffic.offset is set but has no effect: only adv-global, adv-local and shift read an offset, and traffic.pattern = \"uniform\""),
+        "{err}"
+    );
+    std::fs::write(
+        dir.join("offset.toml"),
+        "[routing]\nrings = [\"b\"]\n[traffic]\noffset = 6\n",
+    )
+    .unwrap();
+    let mut args = vec!["run", "offset.toml"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&short);
+    args.extend_from_slice(&["--out", "tf"]);
+    let out = arcsim(&dir, &args);
+    assert_success(&out, "run with a file's offset and the uniform pattern");
+    let err = text(&out.stderr);
+    assert_eq!(err.matches("warning").count(), 2, "{err}");
+    assert!(
+        err.contains("warning: traffic.offset is set by the configuration file but has no effect: only adv-global")
+            && err.contains("warning: routing.rings is set by the configuration file"),
+        "{err}"
+    );
+    let spec = experiments().join("fig06.toml");
+    let out = arcsim(
+        &dir,
+        &[
+            "figure",
+            spec.to_str().unwrap(),
+            "--scale",
+            "quick",
+            "--dry-run",
+            "--set",
+            "traffic.offset=3",
+        ],
+    );
+    assert_success(&out, "figure 6 --dry-run --set traffic.offset=3");
+    assert!(
+        !text(&out.stderr).contains("warning"),
+        "{}",
+        text(&out.stderr)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -1027,6 +1027,135 @@ fn keys_the_routing_does_not_read_are_listed() {
     );
 }
 
+/// Traffic keys that no phase of the run reads are listed too: an offset with a pattern that
+/// takes none, a pattern or offset beside the mixture that replaces them, hot-spot keys
+/// without the hot-spot pattern, a load in a burst that fills the queues.
+#[test]
+fn traffic_keys_the_run_does_not_read_are_listed() {
+    let unused = |sets: &[&str]| -> Vec<&'static str> {
+        check_sets(sets)
+            .expect("valid")
+            .unused_keys()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect()
+    };
+    let why = |sets: &[&str], key: &str| -> String {
+        let cfg = check_sets(sets).expect("valid");
+        cfg.unused_keys()
+            .into_iter()
+            .find(|(k, _)| *k == key)
+            .unwrap_or_else(|| panic!("{key} not listed for {sets:?}"))
+            .1
+    };
+    // Read: each pattern that takes an offset.
+    for p in ["adv-global", "adv-local", "shift"] {
+        let pattern = format!("traffic.pattern={p}");
+        assert!(unused(&[&pattern, "traffic.offset=5"]).is_empty(), "{p}");
+    }
+    // Not read: the others.
+    for p in ["uniform", "hot-region", "permutation", "all-to-all"] {
+        let pattern = format!("traffic.pattern={p}");
+        assert_eq!(
+            unused(&[&pattern, "traffic.offset=5"]),
+            ["traffic.offset"],
+            "{p}"
+        );
+    }
+    let text = why(&["traffic.offset=6"], "traffic.offset");
+    assert!(
+        text.contains("only adv-global, adv-local and shift") && text.contains("\"uniform\""),
+        "{text}"
+    );
+    // Left at its default, the offset is not reported.
+    assert!(unused(&["traffic.offset=1"]).is_empty());
+    // A change that keeps the run's offset reads it; one with its own offset does not.
+    assert!(unused(&[
+        "traffic.offset=3",
+        "traffic.change={at_cycle=10, pattern=\"adv-global\"}"
+    ])
+    .is_empty());
+    assert_eq!(
+        unused(&[
+            "traffic.offset=3",
+            "traffic.change={at_cycle=10, pattern=\"adv-global\", offset=2}"
+        ]),
+        ["traffic.offset"]
+    );
+    // The change's own offset with a pattern that takes none.
+    assert_eq!(
+        unused(&[
+            "traffic.pattern=adv-global",
+            "traffic.change={at_cycle=10, pattern=\"uniform\", offset=2}"
+        ]),
+        ["traffic.change.offset"]
+    );
+    // A mixture replaces the pattern and offset; an entry's offset is read only by its pattern.
+    let mix = "traffic.mix=[{pattern=\"uniform\", weight=1, offset=4}, {pattern=\"adv-global\", offset=4, weight=1}]";
+    assert_eq!(
+        unused(&["traffic.pattern=adv-global", "traffic.offset=2", mix]),
+        ["traffic.pattern", "traffic.offset", "traffic.mix"]
+    );
+    let text = why(&[mix], "traffic.mix");
+    assert!(
+        text.contains("entry 0 (uniform) sets offset = 4") && !text.contains("entry 1"),
+        "{text}"
+    );
+    // Hot-spot keys: read by the hot-spot pattern, alone, in a mixture or after a change.
+    assert_eq!(unused(&["traffic.hot_nodes=3"]), ["traffic.hot_nodes"]);
+    assert!(unused(&["traffic.pattern=hot-spot", "traffic.hot_fraction=0.3"]).is_empty());
+    assert!(unused(&[
+        "traffic.hot_fraction=0.3",
+        "traffic.mix=[{pattern=\"uniform\", weight=1}, {pattern=\"hot-spot\", weight=1}]"
+    ])
+    .is_empty());
+    assert!(unused(&[
+        "traffic.hot_nodes=3",
+        "traffic.change={at_cycle=10, pattern=\"hot-spot\"}"
+    ])
+    .is_empty());
+    // A burst that fills the queues ignores the load; one generated at the load reads it.
+    let burst = [
+        "traffic.burst_packets=10",
+        "traffic.load=0.9",
+        "simulation.max_cycles=100000",
+    ];
+    assert_eq!(unused(&burst), ["traffic.load"]);
+    let mut paced = burst.to_vec();
+    paced.push("traffic.burst_generation=\"load\"");
+    assert!(unused(&paced).is_empty());
+    // The experiments' run configurations set no traffic key they do not read.
+    for file in ["base.toml", "burst.toml", "transient.toml"] {
+        let path = format!(
+            "{}/../../experiments/ofar/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let cfg = check_toml(&std::fs::read_to_string(&path).unwrap()).expect(file);
+        let traffic = cfg.traffic.unused_keys();
+        assert!(traffic.is_empty(), "{file}: {traffic:?}");
+    }
+}
+
+/// Every pattern's name is the one the configuration takes.
+#[test]
+fn pattern_names_are_the_configuration_names() {
+    use arcsim::config::PatternKind::*;
+    for kind in [
+        Uniform,
+        AdvGlobal,
+        AdvLocal,
+        HotRegion,
+        Permutation,
+        Shift,
+        HotSpot,
+        AllToAll,
+    ] {
+        let text = format!("[traffic]\npattern = \"{}\"\n", kind.name());
+        let cfg = Config::from_toml_str(&text).unwrap_or_else(|e| panic!("{}: {e}", kind.name()));
+        assert_eq!(cfg.traffic.pattern, kind);
+    }
+}
+
 /// A traffic change at or after the run's last cycle would never happen.
 #[test]
 fn a_change_after_the_run_is_rejected() {

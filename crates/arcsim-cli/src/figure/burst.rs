@@ -220,11 +220,11 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         hop_csv.flush()?;
         entries_csv.flush()?;
         // Shares of packets by count, log scale: the tails are single packets in millions.
-        let shares = |stem: &str, x_label: &str, curves: &[Curve]| {
+        let shares = |stem: &str, what: &str, x_label: &str, curves: &[Curve]| {
             line_plot(
                 &out.join(pname).join(stem),
                 &PlotSpec {
-                    title: &plan.title(ptitle),
+                    title: &plan.title_of(ptitle, what),
                     x_label,
                     y_label: "fraction of packets",
                     log_y: true,
@@ -233,10 +233,25 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             )
         };
         if !entry_curves.is_empty() {
-            shares("entries", "entries into the escape network", &entry_curves)?;
+            shares(
+                "entries",
+                "escape-network entries per packet",
+                "entries into the escape network",
+                &entry_curves,
+            )?;
         }
-        write_delivery(&out.join(pname), &plan.title(ptitle), spec, &reps)?;
-        shares("hops", "router-to-router hops", &hop_curves)?;
+        write_delivery(
+            &out.join(pname),
+            &plan.title_of(ptitle, "delivery over time (first seed)"),
+            spec,
+            &reps,
+        )?;
+        shares(
+            "hops",
+            "hops per packet",
+            "router-to-router hops",
+            &hop_curves,
+        )?;
     }
     w.flush()?;
     // The paper's summary of such a figure: mean and range over the patterns.
@@ -369,11 +384,7 @@ fn write_delivery(
     w.flush()?;
     line_plot(
         &dir.join("delivery"),
-        &PlotSpec::linear(
-            &format!("{title} — delivery over time (first seed)"),
-            "cycle",
-            "accepted load, phits/(node·cycle)",
-        ),
+        &PlotSpec::linear(title, "cycle", "accepted load, phits/(node·cycle)"),
         &curves,
     )
 }

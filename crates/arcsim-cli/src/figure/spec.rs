@@ -128,6 +128,23 @@ impl Plan {
             format!("{}: {panel_title}", self.spec.title)
         }
     }
+
+    /// Title of a panel's plot of something other than the figure's own measure (a burst
+    /// figure's hop and escape-entry histograms): the figure's name (its title up to the first
+    /// ": "), the panel's title, then `what`, so that "Fig. 8: burst consumption time" does
+    /// not head a histogram of hops.
+    pub fn title_of(&self, panel_title: &str, what: &str) -> String {
+        let name = self
+            .spec
+            .title
+            .split_once(": ")
+            .map_or(self.spec.title.as_str(), |(name, _)| name);
+        if self.single {
+            format!("{name}: {what}")
+        } else {
+            format!("{name}, {panel_title}: {what}")
+        }
+    }
 }
 
 /// The TOML parser's report (a snippet of the file, then serde's message) with the message
@@ -371,4 +388,47 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(title: &str, single: bool) -> Plan {
+        let text = format!(
+            "title = \"{title}\"\nkind = \"burst\"\nconfig = \"base.toml\"\n[[curve]]\nlabel = \"a\"\n"
+        );
+        Plan {
+            spec: toml::from_str(&text).expect("a valid spec"),
+            dir: PathBuf::new(),
+            scale_note: None,
+            loads: Vec::new(),
+            panels: Vec::new(),
+            single,
+        }
+    }
+
+    /// A histogram's title names the figure and the panel, not the figure's own measure.
+    #[test]
+    fn plots_of_other_measures_keep_only_the_figure_name() {
+        let p = plan("Seed 001 Fig. 8: burst consumption time, 3/2 VCs", false);
+        assert_eq!(
+            p.title("MIX2"),
+            "Seed 001 Fig. 8: burst consumption time, 3/2 VCs: MIX2"
+        );
+        assert_eq!(
+            p.title_of("MIX2", "hops per packet"),
+            "Seed 001 Fig. 8, MIX2: hops per packet"
+        );
+        let single = plan("Seed 001 Fig. 13: hops", true);
+        assert_eq!(
+            single.title_of("", "escape-network entries per packet"),
+            "Seed 001 Fig. 13: escape-network entries per packet"
+        );
+        // A title without ": " is the figure's name whole.
+        assert_eq!(
+            plan("bursts", false).title_of("UN", "hops per packet"),
+            "bursts, UN: hops per packet"
+        );
+    }
 }

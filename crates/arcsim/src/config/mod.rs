@@ -92,6 +92,15 @@ impl Config {
             .map_err(|e| ConfigError::Syntax(format!("serialising the configuration: {e}")))
     }
 
+    /// Keys set to something other than their default that this configuration does not read,
+    /// each with the reason: the routing's ([`RoutingConfig::unused_keys`]), then the
+    /// traffic's ([`TrafficConfig::unused_keys`]).
+    pub fn unused_keys(&self) -> Vec<(&'static str, String)> {
+        let mut keys = self.routing.unused_keys();
+        keys.extend(self.traffic.unused_keys());
+        keys
+    }
+
     /// Valid settings that often surprise: each is a note for the user (what happens, and
     /// what the paper's experiments set instead), not an error.
     pub fn advisories(&self) -> Vec<String> {

@@ -195,6 +195,156 @@ impl TrafficConfig {
     }
 }
 
+impl PatternKind {
+    /// Whether the pattern reads an offset (ADVG+N, ADVL+N, SHIFT+N).
+    pub fn reads_offset(self) -> bool {
+        matches!(
+            self,
+            PatternKind::AdvGlobal | PatternKind::AdvLocal | PatternKind::Shift
+        )
+    }
+
+    /// The name the configuration uses (`adv-global`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PatternKind::Uniform => "uniform",
+            PatternKind::AdvGlobal => "adv-global",
+            PatternKind::AdvLocal => "adv-local",
+            PatternKind::HotRegion => "hot-region",
+            PatternKind::Permutation => "permutation",
+            PatternKind::Shift => "shift",
+            PatternKind::HotSpot => "hot-spot",
+            PatternKind::AllToAll => "all-to-all",
+        }
+    }
+}
+
+const OFFSET_READERS: &str = "only adv-global, adv-local and shift read an offset";
+
+impl TrafficConfig {
+    /// Keys set to something other than their default that no phase of the run reads, each
+    /// with the reason: `traffic.offset` with a uniform pattern, `traffic.pattern` beside a
+    /// mixture, `traffic.hot_nodes` without the hot-spot pattern, `traffic.load` in a burst
+    /// that fills the queues. Not an error, for the reason [`super::RoutingConfig::unused_keys`]
+    /// gives (a figure's panels share a base and vary the pattern).
+    pub fn unused_keys(&self) -> Vec<(&'static str, String)> {
+        let d = TrafficConfig::default();
+        let mut out = Vec::new();
+        // The phases of the run: the base traffic, then the change's if there is one. A
+        // change of load only keeps the base traffic, so it adds no phase.
+        let base_single = self.mix.is_empty();
+        let after = self.change.as_ref().map(|ch| (ch, ch.traffic(self)));
+        let change_inherits_pattern = matches!(
+            after,
+            Some((ch, ChangedTraffic::Single(..))) if ch.pattern.is_none()
+        );
+        let change_inherits_offset = matches!(
+            after,
+            Some((ch, ChangedTraffic::Single(kind, _))) if ch.offset.is_none() && kind.reads_offset()
+        );
+        if self.pattern != d.pattern && !base_single && !change_inherits_pattern {
+            out.push(("traffic.pattern", "traffic.mix replaces it".to_string()));
+        }
+        if self.offset != d.offset {
+            let read = (base_single && self.pattern.reads_offset()) || change_inherits_offset;
+            if !read {
+                let why = if base_single {
+                    format!(
+                        "{OFFSET_READERS}, and traffic.pattern = \"{}\"",
+                        self.pattern.name()
+                    )
+                } else {
+                    "traffic.mix replaces traffic.pattern and traffic.offset (each entry has an offset of its own)".to_string()
+                };
+                out.push(("traffic.offset", why));
+            }
+        }
+        if let Some((ch, traffic)) = after {
+            if ch.pattern.is_some() && !ch.mix.is_empty() {
+                out.push((
+                    "traffic.change.pattern",
+                    "traffic.change.mix replaces it".to_string(),
+                ));
+            }
+            if let Some(offset) = ch.offset {
+                let why = match traffic {
+                    ChangedTraffic::Mix(_) => Some(
+                        "traffic.change.mix replaces it (each entry has an offset of its own)"
+                            .to_string(),
+                    ),
+                    ChangedTraffic::Single(kind, _) if !kind.reads_offset() => Some(format!(
+                        "{OFFSET_READERS}, and the change's pattern is \"{}\" (offset {offset})",
+                        kind.name()
+                    )),
+                    _ => None,
+                };
+                if let Some(why) = why {
+                    out.push(("traffic.change.offset", why));
+                }
+            }
+        }
+        for (key, mix) in [
+            ("traffic.mix", self.mix.as_slice()),
+            (
+                "traffic.change.mix",
+                self.change.as_ref().map_or(&[][..], |ch| ch.mix.as_slice()),
+            ),
+        ] {
+            let ignored: Vec<String> = mix
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.offset != default_offset() && !e.pattern.reads_offset())
+                .map(|(i, e)| {
+                    format!(
+                        "entry {i} ({}) sets offset = {}",
+                        e.pattern.name(),
+                        e.offset
+                    )
+                })
+                .collect();
+            if !ignored.is_empty() {
+                out.push((
+                    key,
+                    format!("{}, which {OFFSET_READERS}", ignored.join(", ")),
+                ));
+            }
+        }
+        let hot_spot = {
+            let uses = |kind: PatternKind, mix: &[MixEntry]| {
+                if mix.is_empty() {
+                    kind == PatternKind::HotSpot
+                } else {
+                    mix.iter().any(|e| e.pattern == PatternKind::HotSpot)
+                }
+            };
+            uses(self.pattern, &self.mix)
+                || after.is_some_and(|(_, t)| match t {
+                    ChangedTraffic::Mix(m) => uses(PatternKind::Uniform, m),
+                    ChangedTraffic::Single(kind, _) => kind == PatternKind::HotSpot,
+                    ChangedTraffic::Unchanged => false,
+                })
+        };
+        for (changed, key) in [
+            (self.hot_nodes != d.hot_nodes, "traffic.hot_nodes"),
+            (self.hot_fraction != d.hot_fraction, "traffic.hot_fraction"),
+        ] {
+            if changed && !hot_spot {
+                out.push((key, "only the hot-spot pattern reads it".to_string()));
+            }
+        }
+        if self.load != d.load
+            && self.burst_packets > 0
+            && self.burst_generation == BurstGeneration::Fill
+        {
+            out.push((
+                "traffic.load",
+                "a burst with traffic.burst_generation = \"fill\" keeps every injection queue full; set burst_generation = \"load\" to generate it at traffic.load".to_string(),
+            ));
+        }
+        out
+    }
+}
+
 fn check_load(name: &str, load: f64) -> Result<(), ConfigError> {
     if !(load > 0.0 && load <= 1.0) {
         return Err(field_err(
