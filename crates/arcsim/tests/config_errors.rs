@@ -1136,24 +1136,21 @@ fn traffic_keys_the_run_does_not_read_are_listed() {
     }
 }
 
-/// Every pattern's name is the one the configuration takes.
+/// Every pattern's name is the one the configuration takes, and `ALL` lists each pattern once.
 #[test]
 fn pattern_names_are_the_configuration_names() {
-    use arcsim::config::PatternKind::*;
-    for kind in [
-        Uniform,
-        AdvGlobal,
-        AdvLocal,
-        HotRegion,
-        Permutation,
-        Shift,
-        HotSpot,
-        AllToAll,
-    ] {
+    for kind in arcsim::config::PatternKind::ALL {
         let text = format!("[traffic]\npattern = \"{}\"\n", kind.name());
         let cfg = Config::from_toml_str(&text).unwrap_or_else(|e| panic!("{}: {e}", kind.name()));
         assert_eq!(cfg.traffic.pattern, kind);
     }
+    let mut names: Vec<&str> = arcsim::config::PatternKind::ALL
+        .iter()
+        .map(|k| k.name())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), arcsim::config::PatternKind::ALL.len());
 }
 
 /// A traffic change at or after the run's last cycle would never happen.

@@ -196,6 +196,18 @@ impl TrafficConfig {
 }
 
 impl PatternKind {
+    /// Every pattern, in the order of the enum.
+    pub const ALL: [PatternKind; 8] = [
+        PatternKind::Uniform,
+        PatternKind::AdvGlobal,
+        PatternKind::AdvLocal,
+        PatternKind::HotRegion,
+        PatternKind::Permutation,
+        PatternKind::Shift,
+        PatternKind::HotSpot,
+        PatternKind::AllToAll,
+    ];
+
     /// Whether the pattern reads an offset (ADVG+N, ADVL+N, SHIFT+N).
     pub fn reads_offset(self) -> bool {
         matches!(
