@@ -951,6 +951,35 @@ at_most = 0.0
     }
     let (once, twice) = (share("OFAR", 1), share("OFAR", 2));
     assert!(once > 0.1 && twice > 0.0, "{once} {twice}");
+    // The summary's table of entries: OFAR's shares as percentages and its most entries,
+    // the limited curve at most 1 entry, MIN none ("-").
+    let report = text(&out.stdout);
+    let row = report
+        .lines()
+        .skip_while(|l| !l.starts_with("escape-network entries"))
+        .find(|l| l.starts_with("all"))
+        .unwrap_or_else(|| panic!("no entries table: {report}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    let ofar_most = entries
+        .iter()
+        .filter(|r| &r[0] == "OFAR" && r[2].parse::<u64>().unwrap() > 0)
+        .map(|r| r[1].to_string())
+        .next_back()
+        .unwrap();
+    assert_eq!(
+        cells,
+        [
+            "all",
+            &format!("{:.2}", 100.0 * once),
+            &format!("{:.3}", 100.0 * twice),
+            &ofar_most,
+            &format!("{:.2}", 100.0 * share("OFAR, 1 entry", 1)),
+            "0.000",
+            "1",
+            "-"
+        ],
+        "{row}"
+    );
     assert_eq!(share("OFAR, 1 entry", 2), 0.0);
     assert!(share("OFAR, 1 entry", 1) > 0.0);
     assert_eq!(share("MIN", 1), 0.0);

@@ -44,6 +44,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
     // When half the routers had all their packets delivered, relative to the baseline's
     // consumption time (None: not consumed), for the third table.
     let mut half_done: Vec<Vec<Option<f64>>> = Vec::new();
+    // Per panel and curve: how the packets entered the escape network (None: none did).
+    let mut entered: Vec<Vec<Option<Entered>>> = Vec::new();
     let mut series: Vec<BarSeries> = spec
         .curve
         .iter()
@@ -74,6 +76,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         write!(report, "{:<16}", truncate(ptitle, 16))?;
         longest.push(Vec::new());
         half_done.push(Vec::new());
+        entered.push(Vec::new());
         let mut hop_curves = Vec::new();
         let mut hop_csv = csv::Writer::from_path({
             std::fs::create_dir_all(out.join(pname))?;
@@ -161,6 +164,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                             ci: None,
                         });
                     }
+                    entered[pi].push(Entered::of(&entries));
                     if entries.len() > 1 {
                         entry_curves.push(Curve {
                             label: label.clone(),
@@ -199,6 +203,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     series[ci].errors.push(f64::NAN);
                     longest[pi].push(None);
                     half_done[pi].push(None);
+                    entered[pi].push(None);
                     write!(report, " {:>18}", "not consumed")?;
                     w.write_record([
                         pname.clone(),
@@ -294,6 +299,17 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         &longest,
         |m| m.to_string(),
     )?;
+    if entered.iter().flatten().any(Option::is_some) {
+        // Seed 001 §5.7's question: how many packets go back to the escape network.
+        panel_table(
+            report,
+            spec,
+            "escape-network entries: packets entering at least once, twice or more (%), most entries by one packet",
+            &panels,
+            &entered,
+            Entered::cell,
+        )?;
+    }
     // A burst ends with its slowest router: this table tells a slow tail (a few routers
     // starved) from a slow bulk.
     panel_table(
@@ -444,6 +460,43 @@ fn panel_table<T>(
     Ok(())
 }
 
+/// How a curve's packets entered the escape network, from its pooled entries histogram.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Entered {
+    /// Share of the packets that entered at least once, and twice or more.
+    once: f64,
+    twice: f64,
+    /// Most entries made by one packet.
+    most: usize,
+}
+
+impl Entered {
+    /// None when no packet entered (or the routing has no escape network).
+    fn of(histogram: &[u64]) -> Option<Entered> {
+        let total: u64 = histogram.iter().sum();
+        let most = histogram.iter().rposition(|&n| n > 0)?;
+        if most == 0 {
+            return None;
+        }
+        let from = |k: usize| histogram[k..].iter().sum::<u64>() as f64 / total as f64;
+        Some(Entered {
+            once: from(1),
+            twice: from(2.min(histogram.len())),
+            most,
+        })
+    }
+
+    /// "4.57 0.170 3": percentages, then the count.
+    fn cell(&self) -> String {
+        format!(
+            "{:.2} {:.3} {}",
+            100.0 * self.once,
+            100.0 * self.twice,
+            self.most
+        )
+    }
+}
+
 /// Header row of a panel × curve table: the curve labels over 18-character columns.
 fn table_header(report: &mut String, spec: &Spec) -> std::fmt::Result {
     write!(report, "{:<16}", "panel")?;
@@ -455,7 +508,22 @@ fn table_header(report: &mut String, spec: &Spec) -> std::fmt::Result {
 
 #[cfg(test)]
 mod tests {
-    use super::hop_share;
+    use super::{hop_share, Entered};
+
+    #[test]
+    fn entries_are_summarised_from_the_histogram() {
+        // 1,000 packets: 900 never entered, 80 once, 15 twice, 5 four times.
+        let e = Entered::of(&[900, 80, 15, 0, 5]).expect("packets entered");
+        assert_eq!((e.once, e.twice, e.most), (0.1, 0.02, 4));
+        assert_eq!(e.cell(), "10.00 2.000 4");
+        // Entered once at most: nobody twice.
+        let e = Entered::of(&[90, 10]).unwrap();
+        assert_eq!((e.once, e.twice, e.most), (0.1, 0.0, 1));
+        // Nobody entered, or no escape network: no cell.
+        assert_eq!(Entered::of(&[100]), None);
+        assert_eq!(Entered::of(&[100, 0, 0]), None);
+        assert_eq!(Entered::of(&[]), None);
+    }
 
     #[test]
     fn hop_shares_keep_single_packets_in_the_tail() {
