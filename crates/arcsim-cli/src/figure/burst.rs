@@ -481,7 +481,8 @@ impl Entered {
         let from = |k: usize| histogram[k..].iter().sum::<u64>() as f64 / total as f64;
         Some(Entered {
             once: from(1),
-            twice: from(2.min(histogram.len())),
+            // most >= 1, so the histogram has at least two buckets.
+            twice: from(2),
             most,
         })
     }

@@ -171,7 +171,9 @@ impl TrafficConfig {
                 "applies only to bursts: set traffic.burst_packets > 0, or leave it out (without a burst every run generates at traffic.load)",
             ));
         }
-        if self.all_to_all_order != AllToAllOrder::Staggered && !self.uses_all_to_all() {
+        if self.all_to_all_order != AllToAllOrder::Staggered
+            && !self.uses_pattern(PatternKind::AllToAll)
+        {
             return Err(field_err(
                 "traffic.all_to_all_order",
                 "applies only to the all-to-all pattern: set traffic.pattern = \"all-to-all\" (or traffic.change.pattern), or leave the order out",
@@ -180,15 +182,21 @@ impl TrafficConfig {
         Ok(())
     }
 
-    /// Whether any phase of the run uses the all-to-all schedule (a mixture never does).
-    fn uses_all_to_all(&self) -> bool {
-        let before = self.mix.is_empty() && self.pattern == PatternKind::AllToAll;
+    /// Whether any phase of the run uses `kind`, alone or as an entry of a mixture (the
+    /// all-to-all schedule never is one: validation rejects it there).
+    fn uses_pattern(&self, kind: PatternKind) -> bool {
+        let in_mix = |mix: &[MixEntry]| mix.iter().any(|e| e.pattern == kind);
+        let before = if self.mix.is_empty() {
+            self.pattern == kind
+        } else {
+            in_mix(&self.mix)
+        };
         let after = self
             .change
             .as_ref()
             .is_some_and(|ch| match ch.traffic(self) {
-                ChangedTraffic::Mix(_) => false,
-                ChangedTraffic::Single(kind, _) => kind == PatternKind::AllToAll,
+                ChangedTraffic::Mix(mix) => in_mix(mix),
+                ChangedTraffic::Single(k, _) => k == kind,
                 ChangedTraffic::Unchanged => before,
             });
         before || after
@@ -321,21 +329,7 @@ impl TrafficConfig {
                 ));
             }
         }
-        let hot_spot = {
-            let uses = |kind: PatternKind, mix: &[MixEntry]| {
-                if mix.is_empty() {
-                    kind == PatternKind::HotSpot
-                } else {
-                    mix.iter().any(|e| e.pattern == PatternKind::HotSpot)
-                }
-            };
-            uses(self.pattern, &self.mix)
-                || after.is_some_and(|(_, t)| match t {
-                    ChangedTraffic::Mix(m) => uses(PatternKind::Uniform, m),
-                    ChangedTraffic::Single(kind, _) => kind == PatternKind::HotSpot,
-                    ChangedTraffic::Unchanged => false,
-                })
-        };
+        let hot_spot = self.uses_pattern(PatternKind::HotSpot);
         for (changed, key) in [
             (self.hot_nodes != d.hot_nodes, "traffic.hot_nodes"),
             (self.hot_fraction != d.hot_fraction, "traffic.hot_fraction"),
