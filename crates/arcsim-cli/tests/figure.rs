@@ -345,6 +345,74 @@ fn a_rerun_reuses_the_stored_simulations_and_gives_the_same_tables() {
 }
 
 #[test]
+fn redraw_uses_the_runs_of_another_build_says_so_and_simulates_nothing() {
+    let dir = temp_dir("redraw");
+    write(&dir, "base.toml", BASE);
+    write(&dir, "fig.toml", SWEEP);
+    let first = arcsim(&dir, &["figure", "fig.toml", "--out", "o"]);
+    assert_success(&first, "first run");
+    let summary = || std::fs::read_to_string(dir.join("o/summary.csv")).unwrap();
+    let before = summary();
+    let report = || std::fs::read_to_string(dir.join("o/summary.txt")).unwrap();
+    let report_before = report();
+    assert!(!report_before.contains("redrawn"));
+
+    // With this build's runs, a redraw gives the same outputs and says nothing more.
+    let same = arcsim(&dir, &["figure", "fig.toml", "--out", "o", "--redraw"]);
+    assert_success(&same, "redraw of this build's runs");
+    assert!(text(&same.stderr).contains("redrawing from the 16 simulations stored"));
+    assert_eq!(summary(), before);
+    assert_eq!(report(), report_before);
+
+    // Mark every stored run as another build's: a plain rerun would simulate them again, a
+    // redraw takes them and names that build in the summary.
+    let runs = dir.join("o/runs");
+    let paths: Vec<_> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    for p in &paths {
+        let mut entry: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+        entry["binary"] = "arcsim 0.0.0 an-older-build".into();
+        std::fs::write(p, entry.to_string()).unwrap();
+    }
+    let older = arcsim(&dir, &["figure", "fig.toml", "--out", "o", "--redraw"]);
+    assert_success(&older, "redraw of another build's runs");
+    assert_eq!(summary(), before);
+    let redrawn = report();
+    assert!(
+        redrawn.contains("redrawn from simulations stored by arcsim 0.0.0 an-older-build"),
+        "{redrawn}"
+    );
+    assert_eq!(
+        redrawn
+            .lines()
+            .filter(|l| !l.starts_with("redrawn from"))
+            .collect::<Vec<_>>(),
+        report_before.lines().collect::<Vec<_>>()
+    );
+
+    // A run that is not stored stops the redraw, which names it and the way out.
+    std::fs::remove_file(&paths[0]).unwrap();
+    let missing = arcsim(&dir, &["figure", "fig.toml", "--out", "o", "--redraw"]);
+    assert_clean_failure(
+        &missing,
+        "redraw with a run missing",
+        &[
+            "1 of the figure's 16 simulations are not stored",
+            "without --redraw",
+        ],
+    );
+    assert_eq!(std::fs::read_dir(&runs).unwrap().count(), 15);
+    // Without --redraw, another build's runs are not reused.
+    let plain = arcsim(&dir, &["figure", "fig.toml", "--out", "o"]);
+    assert_success(&plain, "plain rerun");
+    assert!(!text(&plain.stderr).contains("reusing"));
+    assert_eq!(summary(), before);
+}
+
+#[test]
 fn burst_figure_normalises_to_the_baseline_and_records_runs_that_do_not_finish() {
     let dir = temp_dir("burst");
     write(&dir, "base.toml", BASE);

@@ -62,6 +62,11 @@ pub struct FigureArgs {
     /// wrote to OUT (with the same --scale), and simulate nothing.
     #[arg(long, conflicts_with_all = ["dry_run", "fresh"])]
     pub claims_only: bool,
+    /// Redraw the figure's tables, plots and summary from the simulations stored in
+    /// OUT/runs/ by any build of arcsim (after a change to the report alone), and simulate
+    /// nothing; the summary names the builds whose results it shows.
+    #[arg(long, conflicts_with_all = ["dry_run", "fresh", "claims_only"])]
+    pub redraw: bool,
 }
 
 pub fn figure_command(args: &FigureArgs) -> Result<()> {
@@ -148,49 +153,17 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
         }
         return Ok(());
     }
-    // Before the simulations, so that a bad --out does not waste them.
     let runs = out.join("runs");
-    std::fs::create_dir_all(&runs).with_context(|| format!("creating {}", runs.display()))?;
-    // Simulations already stored with the same configuration are reused (store.rs).
     let texts: Vec<String> = jobs
         .iter()
         .map(|j| j.cfg.to_toml_string())
         .collect::<std::result::Result<_, _>>()?;
     let binary = store::binary_id().unwrap_or_default();
-    let reuse = !args.fresh && !binary.is_empty();
-    let mut results: Vec<Option<Stored>> = texts
-        .iter()
-        .map(|t| reuse.then(|| store::load(&runs, &binary, t)).flatten())
-        .collect();
-    let todo: Vec<usize> = (0..jobs.len()).filter(|&i| results[i].is_none()).collect();
-    if todo.len() < jobs.len() {
-        eprintln!(
-            "reusing {} stored simulations from {} (--fresh runs them again)",
-            jobs.len() - todo.len(),
-            runs.display()
-        );
-    }
-    let cfgs: Vec<Config> = todo.iter().map(|&i| jobs[i].cfg.clone()).collect();
-    let save_error = std::sync::Mutex::new(None);
-    let fresh = run_jobs_with(&cfgs, args.threads, |k, r| {
-        let stored: Stored = match r {
-            Ok(x) => Ok(x.clone()),
-            Err(e) => Err(failure_text(e)),
-        };
-        if let Err(e) = store::save(&runs, &binary, &texts[todo[k]], &stored) {
-            save_error.lock().expect("not poisoned").get_or_insert(e);
-        }
-    })?;
-    if let Some(e) = save_error.into_inner().expect("not poisoned") {
-        return Err(e);
-    }
-    for (&i, r) in todo.iter().zip(fresh) {
-        results[i] = Some(r.map_err(|e| failure_text(&e)));
-    }
-    let results: Vec<Stored> = results
-        .into_iter()
-        .map(|r| r.expect("every simulation stored or run"))
-        .collect();
+    let (results, older_builds) = if args.redraw {
+        redraw_results(&plan, &jobs, &texts, &runs, &binary)?
+    } else {
+        (simulate(args, &jobs, &texts, &runs, &binary)?, Vec::new())
+    };
     let finished = Finished {
         plan: &plan,
         jobs: &jobs,
@@ -207,6 +180,19 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
         let sets: Vec<String> = args.set.iter().map(|s| format!("--set {s}")).collect();
         writeln!(report, "command-line overrides: {}", sets.join(" "))?;
     }
+    if !older_builds.is_empty() {
+        // Results of another build are that build's: say so where they are read.
+        writeln!(
+            report,
+            "redrawn from simulations stored by {} (this build: {})",
+            older_builds.join(", "),
+            if binary.is_empty() {
+                "unknown"
+            } else {
+                &binary
+            }
+        )?;
+    }
     match spec.kind {
         Kind::Sweep => sweep::write(finished, &mut report)?,
         Kind::Burst => burst::write(finished, &mut report)?,
@@ -221,6 +207,99 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     std::fs::write(out.join("summary.txt"), &report).context("writing summary.txt")?;
     println!("wrote {}/", out.display());
     Ok(())
+}
+
+/// Every simulation of the figure, from OUT/runs/ where this binary stored it, the rest run
+/// now (and stored as each finishes).
+fn simulate(
+    args: &FigureArgs,
+    jobs: &[Job],
+    texts: &[String],
+    runs: &Path,
+    binary: &str,
+) -> Result<Vec<Stored>> {
+    // Before the simulations, so that a bad --out does not waste them.
+    std::fs::create_dir_all(runs).with_context(|| format!("creating {}", runs.display()))?;
+    // Simulations already stored with the same configuration are reused (store.rs).
+    let reuse = !args.fresh && !binary.is_empty();
+    let mut results: Vec<Option<Stored>> = texts
+        .iter()
+        .map(|t| reuse.then(|| store::load(runs, binary, t)).flatten())
+        .collect();
+    let todo: Vec<usize> = (0..jobs.len()).filter(|&i| results[i].is_none()).collect();
+    if todo.len() < jobs.len() {
+        eprintln!(
+            "reusing {} stored simulations from {} (--fresh runs them again)",
+            jobs.len() - todo.len(),
+            runs.display()
+        );
+    }
+    let cfgs: Vec<Config> = todo.iter().map(|&i| jobs[i].cfg.clone()).collect();
+    let save_error = std::sync::Mutex::new(None);
+    let fresh = run_jobs_with(&cfgs, args.threads, |k, r| {
+        let stored: Stored = match r {
+            Ok(x) => Ok(x.clone()),
+            Err(e) => Err(failure_text(e)),
+        };
+        if let Err(e) = store::save(runs, binary, &texts[todo[k]], &stored) {
+            save_error.lock().expect("not poisoned").get_or_insert(e);
+        }
+    })?;
+    if let Some(e) = save_error.into_inner().expect("not poisoned") {
+        return Err(e);
+    }
+    for (&i, r) in todo.iter().zip(fresh) {
+        results[i] = Some(r.map_err(|e| failure_text(&e)));
+    }
+    Ok(results
+        .into_iter()
+        .map(|r| r.expect("every simulation stored or run"))
+        .collect())
+}
+
+/// `--redraw`: every simulation of the figure from OUT/runs/, whatever build stored it, and
+/// the builds other than this one that did. Nothing is simulated: a simulation not stored
+/// stops the redraw, naming the first one missing.
+fn redraw_results(
+    plan: &Plan,
+    jobs: &[Job],
+    texts: &[String],
+    runs: &Path,
+    binary: &str,
+) -> Result<(Vec<Stored>, Vec<String>)> {
+    let found: Vec<Option<(Stored, String)>> =
+        texts.iter().map(|t| store::load_any(runs, t)).collect();
+    let missing: Vec<usize> = (0..jobs.len()).filter(|&i| found[i].is_none()).collect();
+    if let Some(&first) = missing.first() {
+        let j = &jobs[first];
+        bail!(
+            "--redraw simulates nothing, but {} of the figure's {} simulations are not stored in {} \
+             (the first: panel {}, curve {}, seed {}); run the figure without --redraw to simulate them",
+            missing.len(),
+            jobs.len(),
+            runs.display(),
+            plan.panels[j.panel].0,
+            plan.spec.curve[j.curve].label,
+            j.cfg.simulation.seed
+        );
+    }
+    let mut older: Vec<String> = Vec::new();
+    let results = found
+        .into_iter()
+        .map(|f| {
+            let (stored, by) = f.expect("none missing");
+            if by != binary && !older.contains(&by) {
+                older.push(by);
+            }
+            stored
+        })
+        .collect();
+    eprintln!(
+        "redrawing from the {} simulations stored in {}",
+        jobs.len(),
+        runs.display()
+    );
+    Ok((results, older))
 }
 
 /// What a figure kind writes its outputs from: the plan, its simulations, and their outcomes

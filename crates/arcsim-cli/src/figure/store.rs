@@ -5,7 +5,9 @@
 //! A file holds the simulation's full configuration, the identity of the `arcsim` binary that
 //! ran it, and its outcome. It is reused only if both are the same: any change of a key runs
 //! the simulation again, and so does any rebuild that changes the binary (a fixed model must
-//! not hand back results of the old one).
+//! not hand back results of the old one). `--redraw` is the one exception, asked for by name:
+//! it takes the stored outcome whatever build made it (after a change to the report alone)
+//! and the summary names the builds it came from.
 
 use anyhow::{Context, Result};
 use arcsim::RunResult;
@@ -53,16 +55,23 @@ pub fn binary_id() -> Option<String> {
 /// The outcome this binary stored for this configuration, if any (unreadable, foreign or
 /// older files are ignored and will be overwritten).
 pub fn load(dir: &Path, binary: &str, config: &str) -> Option<Stored> {
+    load_any(dir, config).and_then(|(s, b)| (b == binary).then_some(s))
+}
+
+/// The outcome stored for this configuration by any build, with the identity of that build
+/// (for `--redraw`).
+pub fn load_any(dir: &Path, config: &str) -> Option<(Stored, String)> {
     let text = std::fs::read_to_string(path(dir, config)).ok()?;
     let e: Entry = serde_json::from_str(&text).ok()?;
-    if e.config != config || e.binary != binary {
+    if e.config != config {
         return None;
     }
-    match (e.result, e.failure) {
-        (Some(r), None) => Some(Ok(r)),
-        (None, Some(f)) => Some(Err(f)),
-        _ => None,
-    }
+    let stored = match (e.result, e.failure) {
+        (Some(r), None) => Ok(r),
+        (None, Some(f)) => Err(f),
+        _ => return None,
+    };
+    Some((stored, e.binary))
 }
 
 pub fn save(dir: &Path, binary: &str, config: &str, outcome: &Stored) -> Result<()> {
