@@ -457,14 +457,17 @@ set = ["routing.algorithm=min", "simulation.max_cycles=250"]
             "VAL" => assert_eq!(&r[5], "1.0000", "the baseline is 1"),
             "stopped" => {
                 assert!(r[3].is_empty(), "a run that did not finish has no time");
-                assert!(r[10].contains("not consumed"), "{:?}", r);
+                assert!(r[11].contains("not consumed"), "{:?}", r);
             }
             _ => {
                 let rel: f64 = r[5].parse().unwrap();
                 assert!(rel > 0.0 && rel.is_finite());
                 // Half the routers are done no later than the whole burst.
-                let (half, all): (f64, f64) = (r[9].parse().unwrap(), r[3].parse().unwrap());
+                let (half, all): (f64, f64) = (r[10].parse().unwrap(), r[3].parse().unwrap());
                 assert!(half > 0.0 && half <= all, "{r:?}");
+                // One seed: its longest path is the curve's.
+                assert_eq!(r[6], r[7], "{r:?}");
+                assert!(r[6].parse::<u64>().unwrap() >= 3, "{r:?}");
             }
         }
     }

@@ -33,14 +33,16 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         "consumption_ci95",
         "relative_to_baseline",
         "max_hops",
+        "max_hops_seeds_min",
         "hops_mean",
         "escape_entered_fraction",
         "median_router_done_cycles",
         "failed",
     ])?;
     let groups: Vec<String> = plan.panels.iter().map(|p| p.1.clone()).collect();
-    // Longest path per panel and curve (None: not consumed), for the second table.
-    let mut longest: Vec<Vec<Option<u64>>> = Vec::new();
+    // Longest path per panel and curve over all seeds, and the shortest of the seeds'
+    // longest paths (None: not consumed), for the second table.
+    let mut longest: Vec<Vec<Option<Longest>>> = Vec::new();
     // When half the routers had all their packets delivered, relative to the baseline's
     // consumption time (None: not consumed), for the third table.
     let mut half_done: Vec<Vec<Option<f64>>> = Vec::new();
@@ -108,8 +110,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                         " {:>18}",
                         format!("{rel:.3} ({:.0})", c.unwrap_or(f64::NAN))
                     )?;
-                    let max_hops = r.runs.iter().map(|x| x.hops.max).max().unwrap_or(0);
-                    longest[pi].push(Some(max_hops));
+                    let lp = Longest::of(&r.runs);
+                    longest[pi].push(Some(lp));
                     let median_done = median_router_done(&r.runs);
                     half_done[pi].push(match (median_done, base) {
                         (Some(m), Some(b)) if b > 0.0 => Some(m / b),
@@ -190,7 +192,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                                 .unwrap_or(f64::NAN)
                         ),
                         format!("{rel:.4}"),
-                        max_hops.to_string(),
+                        lp.max.to_string(),
+                        lp.seeds_min.to_string(),
                         format!("{:.4}", r.hops_mean.mean),
                         format!("{escape:.6}"),
                         median_done.map_or(String::new(), |m| format!("{m:.1}")),
@@ -208,6 +211,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     w.write_record([
                         pname.clone(),
                         label.clone(),
+                        String::new(),
                         String::new(),
                         String::new(),
                         String::new(),
@@ -294,10 +298,10 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
     panel_table(
         report,
         spec,
-        "longest path (router-to-router hops, escape hops included)",
+        "longest path (router-to-router hops, escape hops included; in parentheses the range of the seeds' longest paths, where they differ)",
         &panels,
         &longest,
-        |m| m.to_string(),
+        Longest::cell,
     )?;
     if entered.iter().flatten().any(Option::is_some) {
         // Seed 001 §5.7's question: how many packets go back to the escape network.
@@ -460,6 +464,33 @@ fn panel_table<T>(
     Ok(())
 }
 
+/// A curve's longest path: over all its seeds, and the shortest of the seeds' longest paths
+/// (a tail statistic, so how much it moves from seed to seed matters when it is compared).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Longest {
+    max: u64,
+    seeds_min: u64,
+}
+
+impl Longest {
+    fn of(runs: &[RunResult]) -> Longest {
+        let each = runs.iter().map(|x| x.hops.max);
+        Longest {
+            max: each.clone().max().unwrap_or(0),
+            seeds_min: each.min().unwrap_or(0),
+        }
+    }
+
+    /// `27 (19-27)`, or `13` where every seed gave the same.
+    fn cell(&self) -> String {
+        if self.seeds_min == self.max {
+            self.max.to_string()
+        } else {
+            format!("{} ({}-{})", self.max, self.seeds_min, self.max)
+        }
+    }
+}
+
 /// How a curve's packets entered the escape network, from its pooled entries histogram.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Entered {
@@ -509,7 +540,23 @@ fn table_header(report: &mut String, spec: &Spec) -> std::fmt::Result {
 
 #[cfg(test)]
 mod tests {
-    use super::{hop_share, Entered};
+    use super::{hop_share, Entered, Longest};
+    use arcsim::RunResult;
+
+    #[test]
+    fn the_longest_path_keeps_the_seeds_range() {
+        let run = |max| {
+            let mut r = RunResult::default();
+            r.hops.max = max;
+            r
+        };
+        let l = Longest::of(&[run(19), run(27), run(22)]);
+        assert_eq!((l.max, l.seeds_min), (27, 19));
+        assert_eq!(l.cell(), "27 (19-27)");
+        // Every seed alike, or a single seed: the number alone.
+        assert_eq!(Longest::of(&[run(13), run(13)]).cell(), "13");
+        assert_eq!(Longest::of(&[run(5)]).cell(), "5");
+    }
 
     #[test]
     fn entries_are_summarised_from_the_histogram() {
