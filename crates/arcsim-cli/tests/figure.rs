@@ -409,6 +409,12 @@ fn redraw_uses_the_runs_of_another_build_says_so_and_simulates_nothing() {
     let plain = arcsim(&dir, &["figure", "fig.toml", "--out", "o"]);
     assert_success(&plain, "plain rerun");
     assert!(!text(&plain.stderr).contains("reusing"));
+    assert!(
+        text(&plain.stderr).contains("running again 15 simulations stored in")
+            && text(&plain.stderr).contains("by another build of arcsim"),
+        "{}",
+        text(&plain.stderr)
+    );
     assert_eq!(summary(), before);
 }
 

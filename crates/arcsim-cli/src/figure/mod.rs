@@ -234,6 +234,19 @@ fn simulate(
             runs.display()
         );
     }
+    let foreign = todo
+        .iter()
+        .filter(|&&i| store::load_any(runs, &texts[i]).is_some())
+        .count();
+    if reuse && foreign > 0 {
+        // Say why a figure that looks stored runs again, and the way out when only the report
+        // changed.
+        eprintln!(
+            "running again {foreign} simulations stored in {} by another build of arcsim \
+             (after a change to the report alone, --redraw shows them without simulating)",
+            runs.display()
+        );
+    }
     let cfgs: Vec<Config> = todo.iter().map(|&i| jobs[i].cfg.clone()).collect();
     let save_error = std::sync::Mutex::new(None);
     let fresh = run_jobs_with(&cfgs, args.threads, |k, r| {
