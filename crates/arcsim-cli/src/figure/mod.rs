@@ -221,10 +221,21 @@ fn simulate(
     // Before the simulations, so that a bad --out does not waste them.
     std::fs::create_dir_all(runs).with_context(|| format!("creating {}", runs.display()))?;
     // Simulations already stored with the same configuration are reused (store.rs).
+    // Those another build stored are run again, and counted to say so.
     let reuse = !args.fresh && !binary.is_empty();
+    let mut foreign = 0;
     let mut results: Vec<Option<Stored>> = texts
         .iter()
-        .map(|t| reuse.then(|| store::load(runs, binary, t)).flatten())
+        .map(
+            |t| match reuse.then(|| store::load_any(runs, t)).flatten() {
+                Some((stored, by)) if by == binary => Some(stored),
+                Some(_) => {
+                    foreign += 1;
+                    None
+                }
+                None => None,
+            },
+        )
         .collect();
     let todo: Vec<usize> = (0..jobs.len()).filter(|&i| results[i].is_none()).collect();
     if todo.len() < jobs.len() {
@@ -234,11 +245,7 @@ fn simulate(
             runs.display()
         );
     }
-    let foreign = todo
-        .iter()
-        .filter(|&&i| store::load_any(runs, &texts[i]).is_some())
-        .count();
-    if reuse && foreign > 0 {
+    if foreign > 0 {
         // Say why a figure that looks stored runs again, and the way out when only the report
         // changed.
         eprintln!(

@@ -52,14 +52,9 @@ pub fn binary_id() -> Option<String> {
     ))
 }
 
-/// The outcome this binary stored for this configuration, if any (unreadable, foreign or
-/// older files are ignored and will be overwritten).
-pub fn load(dir: &Path, binary: &str, config: &str) -> Option<Stored> {
-    load_any(dir, config).and_then(|(s, b)| (b == binary).then_some(s))
-}
-
 /// The outcome stored for this configuration by any build, with the identity of that build
-/// (for `--redraw`).
+/// (the caller reuses only its own build's, but for `--redraw`). Unreadable files are ignored
+/// and will be overwritten.
 pub fn load_any(dir: &Path, config: &str) -> Option<(Stored, String)> {
     let text = std::fs::read_to_string(path(dir, config)).ok()?;
     let e: Entry = serde_json::from_str(&text).ok()?;
