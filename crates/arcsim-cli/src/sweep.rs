@@ -498,8 +498,6 @@ fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<
             })
         }),
     )?;
-    // Latency is drawn up to saturation (accepted within 5% of offered), as in the papers:
-    // past it the latency only measures how long the run was.
     line_plot(
         &out.join("latency"),
         &PlotSpec {
@@ -508,13 +506,7 @@ fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<
             y_label: "mean packet latency (cycles)",
             log_y: false,
         },
-        &curves(&|p| {
-            (p.result.accepted_load.mean >= 0.95 * p.result.offered_load).then_some(Point {
-                x: p.result.offered_load,
-                y: p.result.latency_mean.mean,
-                ci: Some(p.result.latency_mean.ci95),
-            })
-        }),
+        &latency_curves(curves(&|p| below_saturation(p).then_some(latency_point(p)))),
     )?;
     // The busiest global link: where a routing that cannot spread its load saturates.
     line_plot(
@@ -537,9 +529,57 @@ fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<
     Ok(())
 }
 
+/// Latency is drawn up to saturation (accepted within 5% of offered), as in the papers:
+/// past it the latency only measures how long the run was.
+fn below_saturation(p: &SweepPoint) -> bool {
+    p.result.accepted_load.mean >= 0.95 * p.result.offered_load
+}
+
+fn latency_point(p: &SweepPoint) -> Point {
+    Point {
+        x: p.result.offered_load,
+        y: p.result.latency_mean.mean,
+        ci: Some(p.result.latency_mean.ci95),
+    }
+}
+
+/// A curve saturated at every load has no point on the latency plot; its legend entry says
+/// so, rather than naming a curve the reader then looks for in vain (MIN under ADVG+h).
+fn latency_curves(mut curves: Vec<Curve>) -> Vec<Curve> {
+    for c in &mut curves {
+        if c.points.is_empty() {
+            c.label.push_str(" (saturated at every load)");
+        }
+    }
+    curves
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_curve_saturated_at_every_load_says_so_in_the_latency_legend() {
+        let point = |x: f64| Point {
+            x,
+            y: 200.0,
+            ci: None,
+        };
+        let curves = latency_curves(vec![
+            Curve {
+                label: "MIN".into(),
+                points: vec![],
+            },
+            Curve {
+                label: "OFAR".into(),
+                points: vec![point(0.1), point(0.2)],
+            },
+        ]);
+        assert_eq!(curves[0].label, "MIN (saturated at every load)");
+        assert!(curves[0].points.is_empty());
+        assert_eq!(curves[1].label, "OFAR");
+        assert_eq!(curves[1].points.len(), 2);
+    }
 
     #[test]
     fn loads_are_inclusive_and_rounded() {
