@@ -419,6 +419,93 @@ fn redraw_uses_the_runs_of_another_build_says_so_and_simulates_nothing() {
 }
 
 #[test]
+fn a_chosen_panel_runs_alone_and_the_whole_figure_reuses_it() {
+    let dir = temp_dir("panel");
+    write(&dir, "base.toml", BASE);
+    let spec = format!(
+        "{SWEEP}
+[[claim]]
+paper = \"UN: MIN saturates late\"
+panel = \"un\"
+curve = \"MIN\"
+metric = \"peak\"
+at_least = 0.01
+
+[[claim]]
+paper = \"ADV: VAL above MIN\"
+panel = \"adv\"
+curve = \"VAL\"
+metric = \"peak\"
+above = [\"MIN\"]
+"
+    );
+    write(&dir, "fig.toml", &spec);
+    // The adv panel at the scale that gives it loads of its own (4 of them, the un panel 2).
+    let args = |extra: &[&'static str]| {
+        let mut a = vec!["figure", "fig.toml", "--scale", "fine", "--out", "o"];
+        a.extend_from_slice(extra);
+        a
+    };
+    let one = arcsim(&dir, &args(&["--panel", "adv"]));
+    assert_success(&one, "--panel adv");
+    assert!(
+        text(&one.stderr).contains("| 8 simulations"),
+        "{}",
+        text(&one.stderr)
+    );
+    assert!(dir.join("o/adv/sweep.csv").exists());
+    assert!(
+        !dir.join("o/un").exists(),
+        "the panel left out is not written"
+    );
+    let loads: Vec<String> = rows(&dir.join("o/adv/sweep.csv"))
+        .iter()
+        .filter(|r| &r[0] == "MIN")
+        .map(|r| r[1].to_string())
+        .collect();
+    assert_eq!(
+        loads,
+        ["0.05", "0.1", "0.2", "0.3"],
+        "the panel keeps its own loads"
+    );
+    let report = std::fs::read_to_string(dir.join("o/summary.txt")).unwrap();
+    assert!(
+        report.contains("panels run (--panel): adv; left out: un"),
+        "{report}"
+    );
+    let claims = rows(&dir.join("o/claims.csv"));
+    assert_eq!(&claims[0][4], "not checked");
+    assert!(claims[0][6].contains("panel un left out (--panel)"));
+    assert_ne!(
+        &claims[1][4], "not checked",
+        "the chosen panel's claim is checked"
+    );
+    let adv_alone = std::fs::read_to_string(dir.join("o/adv/sweep.csv")).unwrap();
+
+    // The whole figure reuses the chosen panel's simulations and gives the same table.
+    let all = arcsim(&dir, &args(&[]));
+    assert_success(&all, "the whole figure");
+    assert!(text(&all.stderr).contains("reusing 8 stored simulations"));
+    assert_eq!(
+        std::fs::read_to_string(dir.join("o/adv/sweep.csv")).unwrap(),
+        adv_alone
+    );
+    let report = std::fs::read_to_string(dir.join("o/summary.txt")).unwrap();
+    assert!(!report.contains("--panel"));
+
+    // A name that is not a panel stops before anything runs, listing the panels.
+    let bad = arcsim(&dir, &args(&["--panel", "advg"]));
+    assert_clean_failure(
+        &bad,
+        "unknown panel",
+        &[
+            "'advg' is not a panel of this figure",
+            "its panels are: un, adv",
+        ],
+    );
+}
+
+#[test]
 fn burst_figure_normalises_to_the_baseline_and_records_runs_that_do_not_finish() {
     let dir = temp_dir("burst");
     write(&dir, "base.toml", BASE);

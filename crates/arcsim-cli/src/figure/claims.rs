@@ -960,6 +960,22 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, info: &PanelInfo) -> Out
     }
 }
 
+/// Why a claim cannot be checked on a figure run with `--panel`: it reads a panel left out,
+/// or averages over every panel.
+fn left_out(plan: &Plan, c: &Claim) -> Option<String> {
+    if plan.omitted.is_empty() {
+        return None;
+    }
+    match (c.metric, &c.panel) {
+        (Metric::MeanTime, _) => Some(format!(
+            "averages over every panel; {} left out (--panel)",
+            plan.omitted.join(", ")
+        )),
+        (_, Some(p)) if plan.omitted.contains(p) => Some(format!("panel {p} left out (--panel)")),
+        _ => None,
+    }
+}
+
 /// Check every claim of the spec against the tables under `out`, append them to the report
 /// and write `claims.csv`. `panels` describes each panel's network and traffic (the first
 /// one serves `mean-time`, which reads every panel).
@@ -985,7 +1001,14 @@ pub(super) fn write(
         let pi = panel
             .and_then(|p| plan.panels.iter().position(|q| q.0 == p))
             .unwrap_or(0);
-        let o = check(plan, &tables, c, &panels[pi]);
+        let o = match left_out(plan, c) {
+            Some(why) => Outcome {
+                verdict: Verdict::NotChecked,
+                value: None,
+                detail: why,
+            },
+            None => check(plan, &tables, c, &panels[pi]),
+        };
         *count.entry(o.verdict.word()).or_insert(0) += 1;
         let paper = c.paper.split_whitespace().collect::<Vec<_>>().join(" ");
         writeln!(report, "{:>3}. {:<11} {paper}", i + 1, o.verdict.word())?;

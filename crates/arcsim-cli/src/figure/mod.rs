@@ -41,6 +41,11 @@ pub struct FigureArgs {
     /// it the figure runs at the spec's full (paper) size.
     #[arg(long)]
     pub scale: Option<String>,
+    /// Run only this panel of the figure (repeatable), e.g. `--panel advgh`; the claims on the
+    /// panels left out are not checked. A later run of the whole figure into the same OUT
+    /// reuses these simulations.
+    #[arg(long = "panel", value_name = "NAME")]
+    pub panels: Vec<String>,
     /// Override a configuration key in every simulation of the figure (repeatable; applied
     /// last).
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -70,7 +75,9 @@ pub struct FigureArgs {
 }
 
 pub fn figure_command(args: &FigureArgs) -> Result<()> {
-    let plan = plan(&args.spec, args.scale.as_deref())?;
+    let mut plan = plan(&args.spec, args.scale.as_deref())?;
+    plan.keep_panels(&args.panels)
+        .with_context(|| args.spec.display().to_string())?;
     let jobs = jobs(&plan, args.scale.as_deref(), &args.set)?;
     crate::load::warn_unused_keys(jobs.iter().map(|j| &j.cfg), &args.set, false);
     let stem = args
@@ -174,6 +181,15 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     writeln!(report, "# {}", spec.title)?;
     if let Some(n) = &plan.scale_note {
         writeln!(report, "{n}")?;
+    }
+    if !plan.omitted.is_empty() {
+        let run: Vec<&str> = plan.panels.iter().map(|p| p.0.as_str()).collect();
+        writeln!(
+            report,
+            "panels run (--panel): {}; left out: {}",
+            run.join(", "),
+            plan.omitted.join(", ")
+        )?;
     }
     if !args.set.is_empty() {
         // They override the spec and the scale (whose description above does not know them).

@@ -117,9 +117,48 @@ pub(super) struct Plan {
     pub panels: Vec<(String, String)>,
     /// The spec has no `[[panel]]`: one unnamed panel, titled by the figure alone.
     pub single: bool,
+    /// Panels of the spec left out with `--panel` (their claims are not checked).
+    pub omitted: Vec<String>,
 }
 
 impl Plan {
+    /// `--panel NAME ...`: keep only the named panels, in the spec's order. The claims were
+    /// validated on the whole spec; those reading a panel left out are not checked.
+    pub fn keep_panels(&mut self, names: &[String]) -> Result<()> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        let all: Vec<&str> = self.panels.iter().map(|p| p.0.as_str()).collect();
+        if self.single {
+            bail!("--panel: this figure has no [[panel]] to choose from; leave out --panel");
+        }
+        for n in names {
+            if !all.contains(&n.as_str()) {
+                bail!(
+                    "--panel: '{n}' is not a panel of this figure; its panels are: {}",
+                    all.join(", ")
+                );
+            }
+        }
+        let keep: Vec<bool> = self.panels.iter().map(|p| names.contains(&p.0)).collect();
+        let mut k = keep.iter();
+        self.spec
+            .panel
+            .retain(|_| *k.next().expect("one flag per panel"));
+        if self.spec.kind == Kind::Sweep {
+            let mut k = keep.iter();
+            self.loads
+                .retain(|_| *k.next().expect("one flag per panel"));
+        }
+        let (kept, omitted): (Vec<_>, Vec<_>) = std::mem::take(&mut self.panels)
+            .into_iter()
+            .zip(&keep)
+            .partition(|(_, &k)| k);
+        self.panels = kept.into_iter().map(|(p, _)| p).collect();
+        self.omitted = omitted.into_iter().map(|(p, _)| p.0).collect();
+        Ok(())
+    }
+
     /// Title of a panel's plots.
     pub fn title(&self, panel_title: &str) -> String {
         if self.single {
@@ -318,6 +357,7 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
         loads,
         panels,
         single,
+        omitted: Vec::new(),
     };
     super::claims::validate(&plan, path)?;
     Ok(plan)
@@ -405,6 +445,7 @@ mod tests {
             loads: Vec::new(),
             panels: Vec::new(),
             single,
+            omitted: Vec::new(),
         }
     }
 
