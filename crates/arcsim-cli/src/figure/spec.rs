@@ -141,21 +141,17 @@ impl Plan {
             }
         }
         let keep: Vec<bool> = self.panels.iter().map(|p| names.contains(&p.0)).collect();
-        let mut k = keep.iter();
-        self.spec
-            .panel
-            .retain(|_| *k.next().expect("one flag per panel"));
-        if self.spec.kind == Kind::Sweep {
-            let mut k = keep.iter();
-            self.loads
-                .retain(|_| *k.next().expect("one flag per panel"));
-        }
-        let (kept, omitted): (Vec<_>, Vec<_>) = std::mem::take(&mut self.panels)
-            .into_iter()
+        self.omitted = self
+            .panels
+            .iter()
             .zip(&keep)
-            .partition(|(_, &k)| k);
-        self.panels = kept.into_iter().map(|(p, _)| p).collect();
-        self.omitted = omitted.into_iter().map(|(p, _)| p.0).collect();
+            .filter(|(_, &k)| !k)
+            .map(|(p, _)| p.0.clone())
+            .collect();
+        // Loads are per panel for sweeps and empty otherwise.
+        keep_flagged(&mut self.panels, &keep);
+        keep_flagged(&mut self.spec.panel, &keep);
+        keep_flagged(&mut self.loads, &keep);
         Ok(())
     }
 
@@ -184,6 +180,12 @@ impl Plan {
             format!("{name}, {panel_title}: {what}")
         }
     }
+}
+
+/// Keep the items whose flag is set (a vector with fewer items than flags keeps its own).
+fn keep_flagged<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut k = keep.iter();
+    v.retain(|_| k.next().copied().unwrap_or(false));
 }
 
 /// The TOML parser's report (a snippet of the file, then serde's message) with the message
