@@ -10,6 +10,7 @@ suite cannot see that rule break), or did not build. See docs/mutation.md.
     python3 tools/mutants/run.py                 # every mutant, `cargo test --release -p arcsim`
     python3 tools/mutants/run.py M03 M07         # some of them
     python3 tools/mutants/run.py --workspace     # also the CLI's tests (figure claims)
+    python3 tools/mutants/run.py --no-fail-fast M14   # every test binary, not just up to the first failure
     python3 tools/mutants/run.py --list          # what the mutants break
 
 Each mutant rebuilds the library and runs its tests: about 3 to 6 minutes on two cores.
@@ -54,13 +55,18 @@ def worktree(path):
     return head
 
 
-def first_failures(log, n=4):
-    names = [
-        line.split()[1]
-        for line in log.splitlines()
-        if line.startswith("test ") and line.rstrip().endswith("FAILED")
-    ]
-    return names[:n]
+def failures(log):
+    """The failing tests of a cargo test log, each as `binary::test` (`lib` for the unit tests)."""
+    names, binary = [], "?"
+    for line in log.splitlines():
+        words = line.split()
+        if words[:1] == ["Running"] and len(words) >= 2:
+            # `Running unittests src/lib.rs (...)` or `Running tests/ofar.rs (...)`
+            src = words[2] if words[1] == "unittests" and len(words) > 2 else words[1]
+            binary = "lib" if src.endswith("lib.rs") else Path(src).stem
+        elif line.startswith("test ") and line.rstrip().endswith("FAILED"):
+            names.append(f"{binary}::{words[1]}")
+    return names
 
 
 def main():
@@ -69,6 +75,8 @@ def main():
     ap.add_argument("--mutants", type=Path, default=HERE / "mutants.toml")
     ap.add_argument("--worktree", type=Path, default=ROOT / "target" / "mutants" / "worktree")
     ap.add_argument("--workspace", action="store_true", help="run the whole workspace's tests")
+    ap.add_argument("--no-fail-fast", action="store_true",
+                    help="run every test binary (cargo stops at the first failing one otherwise)")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds per mutant")
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = ap.parse_args()
@@ -94,6 +102,8 @@ def main():
     wt = args.worktree.resolve()
     head = worktree(wt)
     cmd = ["cargo", "test", "--release"] + (["--workspace"] if args.workspace else ["-p", "arcsim"])
+    if args.no_fail_fast:
+        cmd.append("--no-fail-fast")
     out_dir = ROOT / "target" / "mutants"
     out_dir.mkdir(parents=True, exist_ok=True)
     print(f"HEAD {head[:10]}, worktree {wt}, `{' '.join(cmd)}` per mutant", flush=True)
@@ -107,17 +117,19 @@ def main():
         src.write_text(original.replace(m["find"], m["replace"]))
         start = time.time()
         try:
+            # One stream, so that each test result follows the `Running` line of its binary.
             run = subprocess.run(
-                cmd, cwd=wt, capture_output=True, text=True, timeout=args.timeout,
-                env={**os.environ, "CARGO_TERM_COLOR": "never"},
+                cmd, cwd=wt, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                timeout=args.timeout, env={**os.environ, "CARGO_TERM_COLOR": "never"},
             )
-            log, code = run.stdout + run.stderr, run.returncode
+            log, code = run.stdout, run.returncode
         except subprocess.TimeoutExpired as e:
-            log, code = (e.stdout or b"").decode() + (e.stderr or b"").decode(), None
+            out = e.stdout or b""
+            log, code = out.decode() if isinstance(out, bytes) else out, None
         finally:
             src.write_text(original)
         (out_dir / f"{m['id']}.log").write_text(log)
-        failed = first_failures(log)
+        failed = failures(log)
         if code is None:
             verdict = "timeout"
         elif code == 0:
@@ -128,12 +140,13 @@ def main():
             verdict = "no build"
         secs = round(time.time() - start)
         rows.append([m["id"], verdict, secs, m["breaks"], " ".join(failed)])
+        shown = ", ".join(failed[:4]) + (f" and {len(failed) - 4} more" if len(failed) > 4 else "")
         print(f"{m['id']}  {verdict:8}  {secs:5}s  {m['breaks']}"
-              + (f"  [{', '.join(failed)}]" if failed else ""), flush=True)
+              + (f"  [{shown}]" if failed else ""), flush=True)
 
     with open(out_dir / "results.csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["id", "verdict", "seconds", "breaks", "first_failing_tests"])
+        w.writerow(["id", "verdict", "seconds", "breaks", "failing_tests"])
         w.writerows(rows)
     survived = [r[0] for r in rows if r[1] != "killed"]
     print(f"{len(rows) - len(survived)} of {len(rows)} killed"
