@@ -56,7 +56,8 @@ def worktree(path):
 
 
 def failures(log):
-    """The failing tests of a cargo test log, each as `binary::test` (`lib` for the unit tests)."""
+    """The failing tests of a cargo test log, each as `binary::test` (`lib` for the unit tests,
+    `doc` for the doctests)."""
     names, binary = [], "?"
     for line in log.splitlines():
         words = line.split()
@@ -64,8 +65,10 @@ def failures(log):
             # `Running unittests src/lib.rs (...)` or `Running tests/ofar.rs (...)`
             src = words[2] if words[1] == "unittests" and len(words) > 2 else words[1]
             binary = "lib" if src.endswith("lib.rs") else Path(src).stem
+        elif words[:1] == ["Doc-tests"]:
+            binary = "doc"
         elif line.startswith("test ") and line.rstrip().endswith("FAILED"):
-            names.append(f"{binary}::{words[1]}")
+            names.append(f"{binary}::{line[5:line.rfind(' ... ')].strip()}")
     return names
 
 
