@@ -10,10 +10,11 @@ suite cannot see that rule break), or did not build. See docs/mutation.md.
     python3 tools/mutants/run.py                 # every mutant, `cargo test --release -p arcsim`
     python3 tools/mutants/run.py M03 M07         # some of them
     python3 tools/mutants/run.py --workspace     # also the CLI's tests (figure claims)
-    python3 tools/mutants/run.py --no-fail-fast M14   # every test binary, not just up to the first failure
+    python3 tools/mutants/run.py --no-fail-fast M14   # every test binary, not only up to the first failing one
     python3 tools/mutants/run.py --list          # what the mutants break
 
-Each mutant rebuilds the library and runs its tests: about 3 to 6 minutes on two cores.
+Each mutant rebuilds the library and runs its tests: about 2 to 6 minutes on two cores
+(6 to 15 with --no-fail-fast).
 Results go to stdout and to target/mutants/results.csv in this checkout.
 """
 
@@ -50,7 +51,7 @@ def worktree(path):
     if not (path / ".git").exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         git("worktree", "add", "--detach", "--force", str(path), head)
-    git("checkout", "--quiet", "--detach", head, cwd=path)
+    # The worktree is detached: a hard reset moves it to HEAD and drops a leftover mutant.
     git("reset", "--quiet", "--hard", head, cwd=path)
     return head
 
