@@ -56,7 +56,7 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
     };
     eprintln!(
         "arcsim: {} | routing {} | {} | seed {}{}",
-        arcsim::topology::Topology::describe(&arcsim::topology::Dragonfly::new(&cfg.topology)),
+        arcsim::topology::describe(&cfg.topology),
         cfg.routing.algorithm.name(),
         workload,
         cfg.simulation.seed,
@@ -235,6 +235,42 @@ pub fn print_summary(r: &RunResult) {
         "packets         generated {}  delivered {}  in flight {}  refused at source {}",
         r.packets.generated, r.packets.delivered, r.packets.in_flight, r.packets.refused_at_source
     );
+    if r.pauses > 0 {
+        println!(
+            "pauses          {} PAUSE frames sent, {} of them reached a node",
+            r.pauses, r.pauses_at_nodes
+        );
+    }
+    if let Some(u) = &r.units {
+        let time = |cycles: f64| {
+            let ns = cycles * u.cycle_ns;
+            if ns >= 1e6 {
+                format!("{:.3} ms", ns / 1e6)
+            } else if ns >= 1e3 {
+                format!("{:.3} us", ns / 1e3)
+            } else {
+                format!("{ns:.1} ns")
+            }
+        };
+        println!(
+            "in units        cycle {} ns, phit {} B: latency mean {} p99 {}; accepted {:.3} Gbps per node",
+            u.cycle_ns,
+            u.phit_bytes,
+            time(r.latency.mean),
+            time(r.latency.p99),
+            r.accepted_load * u.link_gbps
+        );
+    }
+    for (i, f) in r.flows.iter().enumerate() {
+        let done = match f.completed {
+            Some(c) => format!("  completed at cycle {c}"),
+            None => String::new(),
+        };
+        println!(
+            "flow {i:<10} {} -> {}  throughput {:.4} phits/cycle  {} messages{done}",
+            f.src, f.dst, f.throughput, f.messages_delivered
+        );
+    }
     println!(
         "speed           {} cycles in {:.2} s = {:.0} cycles/s, {:.2e} packet-hops/s",
         r.cycles, r.wall_seconds, r.cycles_per_second, r.packet_hops_per_second

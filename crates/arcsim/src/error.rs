@@ -20,6 +20,12 @@ pub enum SimError {
     Config(#[from] ConfigError),
     #[error("{0}")]
     Deadlock(Box<crate::engine::DeadlockReport>),
+    /// The general kernel's watchdog: packets in flight and none moving.
+    #[error("{0}")]
+    Stall(String),
+    /// A buffer received more than it holds: a packet would have been lost.
+    #[error("{0}")]
+    Overflow(String),
     #[error("burst did not complete within simulation.max_cycles = {max_cycles} cycles ({delivered} of {total} packets delivered); raise simulation.max_cycles")]
     BurstTimeout {
         max_cycles: u64,

@@ -9,11 +9,13 @@
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod kernel;
 pub mod prefetch;
 pub mod rng;
 pub mod router;
 pub mod routing;
 pub mod stats;
+pub mod switch;
 pub mod topology;
 pub mod traffic;
 

@@ -4,20 +4,30 @@
 //! (topology feasibility, loads, buffer sizes, VC counts) so that a bad file stops before the
 //! simulation starts, with a message naming the field and what is allowed.
 
+mod flow_control;
+mod graph;
+mod nic;
 mod overrides;
 mod router;
 mod routing;
 mod simulation;
 mod suggest;
+mod switch;
 mod topology;
 mod traffic;
+pub mod units;
 
+pub use flow_control::*;
+pub use graph::*;
+pub use nic::*;
 pub use overrides::apply_override;
 pub use router::*;
 pub use routing::*;
 pub use simulation::*;
+pub use switch::*;
 pub use topology::*;
 pub use traffic::*;
+pub use units::{Units, UnitsConfig};
 
 use crate::error::ConfigError;
 use serde::{Deserialize, Serialize};
@@ -33,6 +43,20 @@ pub struct Config {
     pub routing: RoutingConfig,
     pub traffic: TrafficConfig,
     pub simulation: SimulationConfig,
+    /// The sections below drive the general kernel ([`crate::kernel`]); each is left out of
+    /// a written configuration while at its default, so that the dragonfly engine's
+    /// configurations (and the identities of stored runs) stay as they were.
+    #[serde(skip_serializing_if = "SwitchConfig::is_default")]
+    pub switch: SwitchConfig,
+    #[serde(skip_serializing_if = "FlowControlConfig::is_default")]
+    pub flow_control: FlowControlConfig,
+    #[serde(skip_serializing_if = "NicConfig::is_default")]
+    pub nic: NicConfig,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowSpec>,
+    /// Physical units: what a cycle and a phit are ([`units`]).
+    #[serde(skip_serializing_if = "UnitsConfig::is_default")]
+    pub units: UnitsConfig,
 }
 
 impl Config {
@@ -44,7 +68,8 @@ impl Config {
     }
 
     /// Build from an already-parsed TOML tree (after `--set` overrides were applied).
-    pub fn from_value(value: toml::Value) -> Result<Config, ConfigError> {
+    pub fn from_value(mut value: toml::Value) -> Result<Config, ConfigError> {
+        units::convert(&mut value)?;
         let (field, message) = match Config::deserialize_tree(value.clone()) {
             Ok(cfg) => return Ok(cfg),
             Err(e) => e,
@@ -139,8 +164,19 @@ impl Config {
         notes
     }
 
+    /// Whether this configuration runs on the general kernel ([`crate::kernel`]) rather
+    /// than the input-queued dragonfly engine.
+    pub fn uses_kernel(&self) -> bool {
+        self.switch.kind == SwitchKind::Cioq
+    }
+
     /// Cross-field validation. Call before building a simulation.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        self.units.resolve()?;
+        if self.uses_kernel() {
+            return self.validate_kernel();
+        }
+        self.validate_iq_only()?;
         self.topology.validate()?;
         self.router.validate()?;
         self.traffic.validate(&self.topology)?;
@@ -221,6 +257,95 @@ impl Config {
                 format!("{} cycles is shorter than one hop ({longest} cycles: longest link latency plus a packet); use more", self.simulation.watchdog_cycles),
             ));
         }
+        Ok(())
+    }
+}
+
+impl Config {
+    /// The IQ dragonfly engine reads none of the kernel's sections: each set is an error
+    /// naming the switch kind that reads it.
+    fn validate_iq_only(&self) -> Result<(), ConfigError> {
+        let cioq =
+            "is read only by the general kernel: set switch.kind = \"cioq\", or leave it out";
+        if self.topology.kind == TopologyKind::Graph {
+            return Err(field_err(
+                "topology.kind",
+                "the graph topology needs the general kernel: set switch.kind = \"cioq\" (the input-queued engine models the dragonfly only)",
+            ));
+        }
+        self.switch.validate(self.router.packet_length)?;
+        if !self.flow_control.is_default() {
+            return Err(field_err("flow_control", cioq));
+        }
+        if !self.nic.is_default() {
+            return Err(field_err("nic", cioq));
+        }
+        if !self.flows.is_empty() {
+            return Err(field_err("flows", cioq));
+        }
+        if self.traffic.allow_self {
+            return Err(field_err("traffic.allow_self", cioq));
+        }
+        Ok(())
+    }
+
+    /// Validation for the general kernel: every section it reads, then what needs several of
+    /// them. What needs the built network (PFC headroom against link latencies, VCs against
+    /// path lengths) is checked when the kernel is built.
+    fn validate_kernel(&self) -> Result<(), ConfigError> {
+        let len = self.router.packet_length;
+        match self.topology.kind {
+            TopologyKind::Dragonfly => self.topology.validate()?,
+            TopologyKind::Graph => self.topology.graph.validate()?,
+        }
+        if self.topology.terminal_latency == 0 {
+            return Err(field_err(
+                "topology.terminal_latency",
+                "0 cycles: the general kernel models the link between a node and its switch; use at least 1",
+            ));
+        }
+        self.router.validate()?;
+        self.switch.validate(len)?;
+        self.flow_control.validate(len)?;
+        self.nic.validate(len)?;
+        self.simulation.validate()?;
+        if self.routing.algorithm != RoutingAlgorithm::Min {
+            return Err(field_err(
+                "routing.algorithm",
+                format!(
+                    "\"{}\" is not available on the general kernel yet: use \"min\" (shortest paths)",
+                    self.routing.algorithm.name()
+                ),
+            ));
+        }
+        let flows_only = !self.flows.is_empty() && self.traffic.load == 0.0;
+        if !flows_only {
+            if self.traffic.burst_packets > 0 {
+                return Err(field_err(
+                    "traffic.burst_packets",
+                    "bursts are not available on the general kernel yet: use [[flows]] with a size",
+                ));
+            }
+            if self.traffic.change.is_some() {
+                return Err(field_err(
+                    "traffic.change",
+                    "traffic changes are not available on the general kernel yet",
+                ));
+            }
+            match self.topology.kind {
+                TopologyKind::Dragonfly => self.traffic.validate(&self.topology)?,
+                TopologyKind::Graph => self
+                    .traffic
+                    .validate_flat(self.topology.graph.hosts.len())?,
+            }
+        }
+        let nodes = match self.topology.kind {
+            TopologyKind::Dragonfly => {
+                (self.topology.p * self.topology.a * self.topology.num_groups()) as u64
+            }
+            TopologyKind::Graph => self.topology.graph.hosts.len() as u64,
+        };
+        validate_flows(&self.flows, nodes)?;
         Ok(())
     }
 }

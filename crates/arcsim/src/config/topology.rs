@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "kebab-case")]
 pub enum TopologyKind {
     Dragonfly,
+    /// Switches, nodes and links listed in `[topology.graph]` (general kernel only).
+    Graph,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +41,9 @@ pub struct TopologyConfig {
     /// Latency of the router-to-terminal (ejection) link; injection is into the router's
     /// injection buffer directly.
     pub terminal_latency: u32,
+    /// The network when `kind = "graph"`.
+    #[serde(skip_serializing_if = "super::GraphConfig::is_default")]
+    pub graph: super::GraphConfig,
 }
 
 impl Default for TopologyConfig {
@@ -53,6 +58,7 @@ impl Default for TopologyConfig {
             local_latency: 10,
             global_latency: 100,
             terminal_latency: 1,
+            graph: super::GraphConfig::default(),
         }
     }
 }

@@ -89,6 +89,10 @@ pub struct TrafficConfig {
     pub burst_generation: BurstGeneration,
     /// A change of pattern and/or load at a given cycle (transient experiments).
     pub change: Option<TrafficChange>,
+    /// Uniform traffic may pick the source itself as destination (every node with the same
+    /// probability, as in the classic head-of-line blocking analysis); general kernel only.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_self: bool,
 }
 
 impl Default for TrafficConfig {
@@ -104,6 +108,7 @@ impl Default for TrafficConfig {
             burst_packets: 0,
             burst_generation: BurstGeneration::Fill,
             change: None,
+            allow_self: false,
         }
     }
 }
@@ -177,6 +182,57 @@ impl TrafficConfig {
             return Err(field_err(
                 "traffic.all_to_all_order",
                 "applies only to the all-to-all pattern: set traffic.pattern = \"all-to-all\" (or traffic.change.pattern), or leave the order out",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Validation on a network without groups (the graph topology): the patterns that name
+    /// groups or routers of a dragonfly are refused, the others checked over `nodes` nodes.
+    pub fn validate_flat(&self, nodes: usize) -> Result<(), ConfigError> {
+        check_load("traffic.load", self.load)?;
+        let single = [MixEntry {
+            pattern: self.pattern,
+            offset: self.offset,
+            weight: 1.0,
+        }];
+        let entries: &[MixEntry] = if self.mix.is_empty() {
+            &single
+        } else {
+            &self.mix
+        };
+        for (i, e) in entries.iter().enumerate() {
+            if matches!(
+                e.pattern,
+                PatternKind::AdvGlobal | PatternKind::AdvLocal | PatternKind::HotRegion
+            ) {
+                let key = if self.mix.is_empty() {
+                    "traffic.pattern".to_string()
+                } else {
+                    format!("traffic.mix[{i}].pattern")
+                };
+                return Err(field_err(
+                    &key,
+                    format!(
+                        "\"{}\" names dragonfly groups or routers, which a graph does not have: use uniform, permutation, shift, hot-spot or all-to-all",
+                        e.pattern.name()
+                    ),
+                ));
+            }
+        }
+        // A flat network is one group of one router holding every node.
+        let flat = TopologyConfig {
+            p: nodes,
+            a: 1,
+            h: 1,
+            groups: 1,
+            ..TopologyConfig::default()
+        };
+        check_pattern("traffic", self.pattern, self.offset, &self.mix, self, &flat)?;
+        if self.burst_generation != BurstGeneration::Fill && self.burst_packets == 0 {
+            return Err(field_err(
+                "traffic.burst_generation",
+                "applies only to bursts: set traffic.burst_packets > 0, or leave it out",
             ));
         }
         Ok(())

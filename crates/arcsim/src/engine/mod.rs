@@ -95,6 +95,9 @@ impl Audit {
 
 /// Build the simulator for a validated configuration.
 pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
+    if cfg.uses_kernel() {
+        return crate::kernel::build(cfg);
+    }
     cfg.validate()?;
     let df = Dragonfly::new(&cfg.topology);
     let needs = routing::vc_needs(cfg.routing.algorithm);
@@ -174,7 +177,9 @@ pub fn effective_vcs(configured: usize, needed: usize) -> usize {
 
 /// Run one simulation with `cfg.simulation.seed`.
 pub fn run(cfg: &Config) -> Result<RunResult, SimError> {
-    build(cfg)?.run()
+    let mut r = build(cfg)?.run()?;
+    r.units = cfg.units.resolve()?;
+    Ok(r)
 }
 
 pub struct Simulation<R: Routing> {

@@ -6,7 +6,7 @@
 
 pub mod summary;
 
-pub use summary::{Dist, Fairness, RunResult, Series, SeriesPoint};
+pub use summary::{Dist, Fairness, FlowResult, RunResult, Series, SeriesPoint};
 
 use crate::engine::packet::Packet;
 use hdrhistogram::Histogram;

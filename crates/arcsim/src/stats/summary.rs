@@ -250,6 +250,37 @@ pub struct Burst {
     pub finished_per_router: Vec<u64>,
 }
 
+fn is_zero(x: &u64) -> bool {
+    *x == 0
+}
+
+/// What one explicit flow did over the run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FlowResult {
+    pub src: u64,
+    pub dst: u64,
+    /// Offered rate, phits per cycle.
+    pub rate: f64,
+    /// Phits its messages held, and phits delivered (whole run).
+    pub created_phits: u64,
+    pub delivered_phits: u64,
+    /// Phits delivered in the measurement window per cycle of the window.
+    pub throughput: f64,
+    pub messages_delivered: u64,
+    /// Packets that arrived before an earlier packet of their message (reassembled all the
+    /// same).
+    pub reordered_packets: u64,
+    /// Mean time from a message's creation to its last phit's arrival (None: no message
+    /// delivered).
+    pub message_latency_mean: Option<f64>,
+    /// Cycle of its first message, and cycle its last phit arrived (flows with a size).
+    pub started: Option<u64>,
+    pub completed: Option<u64>,
+    /// Phits delivered per cycle in each series window (`simulation.series_window`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<f64>,
+}
+
 /// Everything a run reports. `wall_seconds`, `cycles_per_second` and `packet_hops_per_second`
 /// are the only fields that depend on the machine; the rest is a pure function of the
 /// configuration.
@@ -283,6 +314,18 @@ pub struct RunResult {
     pub injected_per_router: Vec<u64>,
     pub burst: Option<Burst>,
     pub series: Option<Series>,
+    /// The explicit flows of `[[flows]]`, in order (general kernel).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowResult>,
+    /// PAUSE frames sent by priority flow control over the run (general kernel).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pauses: u64,
+    /// Of those, the ones that reached a node (the pause spread back to a source).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pauses_at_nodes: u64,
+    /// What a cycle and a phit are, when the configuration has `[units]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units: Option<crate::config::Units>,
     pub cycles: u64,
     pub packet_hops: u64,
     pub wall_seconds: f64,

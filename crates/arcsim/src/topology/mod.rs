@@ -5,8 +5,10 @@
 
 pub mod dragonfly;
 pub mod escape;
+pub mod graph;
 
 pub use dragonfly::Dragonfly;
+pub use graph::Graph;
 
 /// What a port connects to; decides buffer size, VC count and latency class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -88,6 +90,16 @@ impl Network {
             }
         }
         Ok(())
+    }
+}
+
+/// The topology a configuration describes, as a run's summary names it.
+pub fn describe(cfg: &crate::config::TopologyConfig) -> String {
+    match cfg.kind {
+        crate::config::TopologyKind::Dragonfly => Dragonfly::new(cfg).describe(),
+        crate::config::TopologyKind::Graph => {
+            Graph::new(&cfg.graph, cfg.terminal_latency).describe()
+        }
     }
 }
 

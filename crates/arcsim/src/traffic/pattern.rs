@@ -30,7 +30,8 @@ impl Shape {
 
 #[derive(Debug, Clone)]
 enum Component {
-    Uniform,
+    /// Uniform over every node but the source, or (true) over every node.
+    Uniform(bool),
     AdvGlobal(usize),
     AdvLocal(usize),
     HotRegion,
@@ -80,7 +81,7 @@ impl Pattern {
             }
             acc += e.weight;
             let c = match e.pattern {
-                PatternKind::Uniform => Component::Uniform,
+                PatternKind::Uniform => Component::Uniform(traffic.allow_self),
                 PatternKind::AdvGlobal => Component::AdvGlobal(e.offset % shape.g),
                 PatternKind::AdvLocal => Component::AdvLocal(e.offset % shape.a),
                 PatternKind::HotRegion => Component::HotRegion,
@@ -119,7 +120,8 @@ impl Pattern {
         };
         let s = &self.shape;
         match &mut self.parts[i].1 {
-            Component::Uniform => uniform_except(s.nodes(), src, rng),
+            Component::Uniform(false) => uniform_except(s.nodes(), src, rng),
+            Component::Uniform(true) => rng.below(s.nodes() as u64) as usize,
             Component::AdvGlobal(off) => {
                 let gn = s.group_nodes();
                 let g = (src / gn + *off) % s.g;

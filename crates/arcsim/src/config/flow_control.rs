@@ -1,0 +1,84 @@
+//! `[flow_control]`: how a buffer holds back the sender upstream of it (general kernel only;
+//! the IQ dragonfly engine always uses credits per VC).
+
+use super::field_err;
+use crate::error::ConfigError;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowControlKind {
+    /// Credits per VC: a sender transmits only into free space it has been told about.
+    #[default]
+    Credits,
+    /// Priority flow control (IEEE 802.1Qbb): a buffer filled to `xoff` phits sends a PAUSE
+    /// frame for its VC (priority) upstream, and a resume once drained to `xon`; no credits.
+    Pfc,
+    /// No back-pressure at all: unbounded buffers and output queues (the reference without
+    /// flow control).
+    None,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlowControlConfig {
+    pub kind: FlowControlKind,
+    /// PFC: occupancy of an input buffer (phits, per VC) at which it pauses its sender.
+    pub xoff: u32,
+    /// PFC: occupancy at which a paused buffer lets its sender resume (below `xoff`).
+    pub xon: u32,
+}
+
+impl Default for FlowControlConfig {
+    fn default() -> Self {
+        FlowControlConfig {
+            kind: FlowControlKind::Credits,
+            xoff: 0,
+            xon: 0,
+        }
+    }
+}
+
+impl FlowControlConfig {
+    pub fn is_default(&self) -> bool {
+        *self == FlowControlConfig::default()
+    }
+
+    /// Checks that need only this section and the packet length; the headroom above `xoff`
+    /// against each buffer and link is checked when the network is built.
+    pub fn validate(&self, packet_length: u32) -> Result<(), ConfigError> {
+        match self.kind {
+            FlowControlKind::Pfc => {
+                if self.xoff < packet_length {
+                    return Err(field_err(
+                        "flow_control.xoff",
+                        format!(
+                            "{} phits is below one packet ({packet_length} phits): a buffer must \
+                             be able to hold a packet before it pauses its sender",
+                            self.xoff
+                        ),
+                    ));
+                }
+                if self.xon >= self.xoff {
+                    return Err(field_err(
+                        "flow_control.xon",
+                        format!(
+                            "{} phits must be below flow_control.xoff = {} (a paused buffer resumes \
+                             its sender once it has drained below xon)",
+                            self.xon, self.xoff
+                        ),
+                    ));
+                }
+            }
+            FlowControlKind::Credits | FlowControlKind::None => {
+                if self.xoff != 0 || self.xon != 0 {
+                    return Err(field_err(
+                        "flow_control.xoff",
+                        "xoff and xon apply only to priority flow control: set flow_control.kind = \"pfc\", or leave them out",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

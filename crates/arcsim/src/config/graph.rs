@@ -1,0 +1,165 @@
+//! `[topology.graph]`: a network given switch by switch and link by link (parallel links
+//! allowed), for small test networks and the topologies a generator does not cover.
+
+use super::field_err;
+use crate::error::ConfigError;
+use serde::{Deserialize, Serialize};
+
+/// One bidirectional link between two switches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    pub a: u32,
+    pub b: u32,
+    /// Link class: its buffers, VCs and statistics follow `router.buffer_local`/`vcs_local`
+    /// ("local") or `router.buffer_global`/`vcs_global` ("global").
+    #[serde(default = "local")]
+    pub class: String,
+    /// Cycles from a packet's first phit leaving one end until it reaches the other.
+    #[serde(default = "one")]
+    pub latency: u32,
+}
+
+fn local() -> String {
+    "local".into()
+}
+fn one() -> u32 {
+    1
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GraphConfig {
+    /// Number of switches, numbered from 0.
+    pub switches: u32,
+    /// The switch each node (host) attaches to: node i to switch `hosts[i]`.
+    pub hosts: Vec<u32>,
+    pub links: Vec<GraphLink>,
+}
+
+/// The link classes a graph may name, in the order of their statistics.
+pub const GRAPH_CLASSES: [&str; 2] = ["local", "global"];
+
+impl GraphConfig {
+    pub fn is_default(&self) -> bool {
+        *self == GraphConfig::default()
+    }
+
+    /// Number of ports of each switch: its hosts, then its links in the order given.
+    pub fn radix(&self) -> Vec<usize> {
+        let mut r = vec![0usize; self.switches as usize];
+        for &h in &self.hosts {
+            if let Some(x) = r.get_mut(h as usize) {
+                *x += 1;
+            }
+        }
+        for l in &self.links {
+            for s in [l.a, l.b] {
+                if let Some(x) = r.get_mut(s as usize) {
+                    *x += 1;
+                }
+            }
+        }
+        r
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.switches == 0 {
+            return Err(field_err(
+                "topology.graph.switches",
+                "a graph needs at least one switch",
+            ));
+        }
+        if self.hosts.len() < 2 {
+            return Err(field_err(
+                "topology.graph.hosts",
+                "a graph needs at least two nodes: list the switch each node attaches to, e.g. hosts = [0, 0, 1, 1]",
+            ));
+        }
+        for (i, &h) in self.hosts.iter().enumerate() {
+            if h >= self.switches {
+                return Err(field_err(
+                    &format!("topology.graph.hosts[{i}]"),
+                    format!(
+                        "switch {h} does not exist: the graph has {} switches, numbered 0..={}",
+                        self.switches,
+                        self.switches - 1
+                    ),
+                ));
+            }
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            for (k, s) in [("a", l.a), ("b", l.b)] {
+                if s >= self.switches {
+                    return Err(field_err(
+                        &format!("topology.graph.links[{i}].{k}"),
+                        format!(
+                            "switch {s} does not exist: the graph has {} switches, numbered 0..={}",
+                            self.switches,
+                            self.switches - 1
+                        ),
+                    ));
+                }
+            }
+            if l.a == l.b {
+                return Err(field_err(
+                    &format!("topology.graph.links[{i}]"),
+                    format!("a link from switch {} to itself is not allowed", l.a),
+                ));
+            }
+            if !GRAPH_CLASSES.contains(&l.class.as_str()) {
+                return Err(field_err(
+                    &format!("topology.graph.links[{i}].class"),
+                    format!(
+                        "\"{}\" is not a link class: expected one of \"local\", \"global\"",
+                        l.class
+                    ),
+                ));
+            }
+            if l.latency == 0 || l.latency > 100_000 {
+                return Err(field_err(
+                    &format!("topology.graph.links[{i}].latency"),
+                    format!("{} cycles is out of range: allowed 1..=100000", l.latency),
+                ));
+            }
+        }
+        if let Some((s, &r)) = self.radix().iter().enumerate().max_by_key(|(_, &r)| r) {
+            if r > u16::MAX as usize {
+                return Err(field_err(
+                    "topology.graph",
+                    format!(
+                        "switch {s} has {r} ports (hosts and links), more than the supported 65535"
+                    ),
+                ));
+            }
+        }
+        // Every node must reach every other: the switches must form one connected graph.
+        let n = self.switches as usize;
+        let mut adj = vec![Vec::new(); n];
+        for l in &self.links {
+            adj[l.a as usize].push(l.b as usize);
+            adj[l.b as usize].push(l.a as usize);
+        }
+        let mut seen = vec![false; n];
+        let mut stack = vec![self.hosts[0] as usize];
+        seen[stack[0]] = true;
+        while let Some(s) = stack.pop() {
+            for &t in &adj[s] {
+                if !seen[t] {
+                    seen[t] = true;
+                    stack.push(t);
+                }
+            }
+        }
+        if let Some(i) = self.hosts.iter().position(|&h| !seen[h as usize]) {
+            return Err(field_err(
+                "topology.graph.links",
+                format!(
+                    "node {i} (on switch {}) cannot be reached from node 0 (on switch {}): connect the switches",
+                    self.hosts[i], self.hosts[0]
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,183 @@
+//! Flow control: how a buffer holds back the sender upstream of it. State is kept per input
+//! VC of the whole network (the global input-VC index), on both sides of the link: what the
+//! receiver holds (`occupancy`, whether it has paused its sender) and what the sender knows
+//! (`credits`, whether it is paused). Signals (credits, PAUSE and resume frames) travel the
+//! reverse link with its latency as kernel events; the kernel owns the link, this module the
+//! rules.
+
+use crate::config::FlowControlKind;
+
+/// A link-level frame the receiver sends upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Signal {
+    Credit(u32),
+    Pause,
+    Resume,
+}
+
+#[derive(Debug)]
+pub struct FlowControl {
+    pub kind: FlowControlKind,
+    xoff: u32,
+    xon: u32,
+    /// Receiver side, per input VC: capacity in phits (u32::MAX: unbounded), phits held or
+    /// arriving, whether a PAUSE is outstanding.
+    pub capacity: Vec<u32>,
+    pub occupancy: Vec<u32>,
+    paused_sender: Vec<bool>,
+    /// Sender side, per input VC downstream: credits in phits, whether paused.
+    pub credits: Vec<u32>,
+    pub paused: Vec<bool>,
+    /// PAUSE frames sent, for the report.
+    pub pauses_sent: u64,
+}
+
+impl FlowControl {
+    pub fn new(kind: FlowControlKind, xoff: u32, xon: u32, capacity: Vec<u32>) -> FlowControl {
+        let capacity = if kind == FlowControlKind::None {
+            vec![u32::MAX; capacity.len()]
+        } else {
+            capacity
+        };
+        let n = capacity.len();
+        FlowControl {
+            kind,
+            xoff,
+            xon,
+            credits: capacity.clone(),
+            occupancy: vec![0; n],
+            paused_sender: vec![false; n],
+            paused: vec![false; n],
+            capacity,
+            pauses_sent: 0,
+        }
+    }
+
+    /// Whether the sender upstream of input VC `vc` may start a packet of `len` phits into it.
+    #[inline]
+    pub fn can_send(&self, vc: u32, len: u32) -> bool {
+        match self.kind {
+            FlowControlKind::Credits => self.credits[vc as usize] >= len,
+            FlowControlKind::Pfc => !self.paused[vc as usize],
+            FlowControlKind::None => true,
+        }
+    }
+
+    /// The sender starts a packet of `len` phits into input VC `vc` (after [`Self::can_send`]).
+    #[inline]
+    pub fn take(&mut self, vc: u32, len: u32) {
+        if self.kind == FlowControlKind::Credits {
+            self.credits[vc as usize] -= len;
+        }
+    }
+
+    /// Credits to choose among VCs by: the free space the sender knows of (credits), or
+    /// whether it may send at all (PAUSE, none).
+    #[inline]
+    pub fn room(&self, vc: u32) -> u32 {
+        match self.kind {
+            FlowControlKind::Credits => self.credits[vc as usize],
+            FlowControlKind::Pfc => (!self.paused[vc as usize]) as u32,
+            FlowControlKind::None => 1,
+        }
+    }
+
+    /// A packet's head reaches input VC `vc`: it takes `len` phits there. Returns the frame to
+    /// send upstream (a PAUSE when the buffer crosses `xoff`), or Err when the buffer
+    /// overflows (a packet would be lost: PFC without enough headroom).
+    #[inline]
+    pub fn enter(&mut self, vc: u32, len: u32) -> Result<Option<Signal>, u32> {
+        let v = vc as usize;
+        let occ = self.occupancy[v].saturating_add(len);
+        if occ > self.capacity[v] {
+            return Err(occ);
+        }
+        self.occupancy[v] = occ;
+        if self.kind == FlowControlKind::Pfc && occ >= self.xoff && !self.paused_sender[v] {
+            self.paused_sender[v] = true;
+            self.pauses_sent += 1;
+            return Ok(Some(Signal::Pause));
+        }
+        Ok(None)
+    }
+
+    /// A packet of `len` phits has left input VC `vc`. Returns the frame to send upstream.
+    #[inline]
+    pub fn leave(&mut self, vc: u32, len: u32) -> Option<Signal> {
+        let v = vc as usize;
+        self.occupancy[v] -= len;
+        match self.kind {
+            FlowControlKind::Credits => Some(Signal::Credit(len)),
+            FlowControlKind::Pfc => {
+                if self.paused_sender[v] && self.occupancy[v] <= self.xon {
+                    self.paused_sender[v] = false;
+                    Some(Signal::Resume)
+                } else {
+                    None
+                }
+            }
+            FlowControlKind::None => None,
+        }
+    }
+
+    /// A frame for input VC `vc` reaches its sender.
+    #[inline]
+    pub fn receive(&mut self, vc: u32, s: Signal) {
+        let v = vc as usize;
+        match s {
+            Signal::Credit(n) => self.credits[v] += n,
+            Signal::Pause => self.paused[v] = true,
+            Signal::Resume => self.paused[v] = false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credits_are_taken_and_come_back() {
+        let mut fc = FlowControl::new(FlowControlKind::Credits, 0, 0, vec![16]);
+        assert!(fc.can_send(0, 16));
+        fc.take(0, 16);
+        assert!(!fc.can_send(0, 1));
+        assert_eq!(fc.enter(0, 16), Ok(None));
+        assert_eq!(fc.leave(0, 16), Some(Signal::Credit(16)));
+        fc.receive(0, Signal::Credit(16));
+        assert!(fc.can_send(0, 16));
+    }
+
+    #[test]
+    fn pfc_pauses_at_xoff_and_resumes_at_xon() {
+        let mut fc = FlowControl::new(FlowControlKind::Pfc, 24, 8, vec![64]);
+        assert_eq!(fc.enter(0, 8), Ok(None));
+        assert_eq!(fc.enter(0, 8), Ok(None));
+        assert_eq!(fc.enter(0, 8), Ok(Some(Signal::Pause)));
+        // Only one PAUSE while the buffer stays above xon.
+        assert_eq!(fc.enter(0, 8), Ok(None));
+        assert_eq!(fc.leave(0, 8), None);
+        assert_eq!(fc.leave(0, 8), None);
+        assert_eq!(fc.leave(0, 8), Some(Signal::Resume));
+        fc.receive(0, Signal::Pause);
+        assert!(!fc.can_send(0, 8));
+        fc.receive(0, Signal::Resume);
+        assert!(fc.can_send(0, 8));
+        // Past the capacity a packet would be lost: an error, never a silent drop.
+        let mut fc = FlowControl::new(FlowControlKind::Pfc, 24, 8, vec![32]);
+        for _ in 0..4 {
+            fc.enter(0, 8).unwrap();
+        }
+        assert_eq!(fc.enter(0, 8), Err(40));
+    }
+
+    #[test]
+    fn without_flow_control_nothing_blocks_and_nothing_overflows() {
+        let mut fc = FlowControl::new(FlowControlKind::None, 0, 0, vec![8]);
+        for _ in 0..1000 {
+            assert!(fc.can_send(0, 8));
+            fc.take(0, 8);
+            assert_eq!(fc.enter(0, 8), Ok(None));
+        }
+    }
+}

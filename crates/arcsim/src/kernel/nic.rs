@@ -1,0 +1,110 @@
+//! Network interfaces: each node's injection queue and its link into its switch, the
+//! explicit flows of `[[flows]]` and their messages. A message is cut into packets of
+//! `router.packet_length` phits (the last one shorter) as it enters the injection queue;
+//! the receiving NIC counts a message's phits as its packets arrive, in any order, and
+//! the message is delivered when the last one is in.
+
+use crate::config::FlowSpec;
+use std::collections::VecDeque;
+
+/// One node's interface.
+#[derive(Debug, Default)]
+pub struct Nic {
+    /// Packets waiting to leave, oldest first.
+    pub queue: VecDeque<u32>,
+    /// Phits in `queue`.
+    pub queued: u32,
+    /// The link into the switch carries a packet until this cycle.
+    pub link_busy: u64,
+}
+
+/// A message on its way: its flow, its size, the phits still to arrive, and when it was
+/// created.
+#[derive(Debug, Clone, Copy)]
+pub struct Message {
+    pub flow: u32,
+    pub size: u32,
+    pub missing: u32,
+    pub created: u64,
+    /// Packets arrived so far: a packet whose place in the message differs arrived out of
+    /// order.
+    pub arrived: u32,
+}
+
+/// A flow as it runs.
+#[derive(Debug, Clone)]
+pub struct FlowState {
+    pub spec: FlowSpec,
+    /// Message length in phits.
+    pub message: u32,
+    /// Flows still to complete before this one may start.
+    pub waiting_for: usize,
+    /// Cycle of the next message (fractional for rates that do not divide the message).
+    pub next: f64,
+    /// Cycle it started (after its `after` flows), None before.
+    pub started: Option<u64>,
+    /// Messages created but not yet wholly queued: (message index, phits still to queue).
+    pub backlog: VecDeque<(u32, u32)>,
+    /// Phits created, and phits delivered (whole packets, in any order).
+    pub created: u64,
+    pub delivered: u64,
+    pub delivered_in_window: u64,
+    pub messages_delivered: u64,
+    /// Packets that arrived before an earlier packet of their message.
+    pub reordered: u64,
+    /// Sum of the delivered messages' latencies (creation to last phit in).
+    pub message_latency_sum: u64,
+    /// Cycle its last phit of `size` arrived.
+    pub completed: Option<u64>,
+    /// Phits delivered per series window (empty without a series).
+    pub series: Vec<u64>,
+    /// Flows that wait for this one.
+    pub dependents: Vec<usize>,
+}
+
+impl FlowState {
+    pub fn new(spec: &FlowSpec, packet_length: u32) -> FlowState {
+        FlowState {
+            message: if spec.message == 0 {
+                packet_length
+            } else {
+                spec.message
+            },
+            waiting_for: spec.after.len(),
+            next: spec.start as f64,
+            started: None,
+            backlog: VecDeque::new(),
+            created: 0,
+            delivered: 0,
+            delivered_in_window: 0,
+            messages_delivered: 0,
+            reordered: 0,
+            message_latency_sum: 0,
+            completed: None,
+            series: Vec::new(),
+            dependents: Vec::new(),
+            spec: spec.clone(),
+        }
+    }
+
+    /// Whether the flow creates no more messages: stopped, or its size all created.
+    pub fn exhausted(&self, now: u64) -> bool {
+        (self.spec.stop != 0 && now >= self.spec.stop)
+            || (self.spec.size != 0 && self.created >= self.spec.size)
+    }
+
+    /// The next message's size: the message length, or what is left of `size`.
+    pub fn next_message(&self) -> u32 {
+        if self.spec.size == 0 {
+            self.message
+        } else {
+            (self.spec.size - self.created).min(self.message as u64) as u32
+        }
+    }
+
+    /// Whether the flow creates messages on its own clock (rate below 1) or whenever the
+    /// previous one has been queued (a greedy source).
+    pub fn greedy(&self) -> bool {
+        self.spec.rate >= 1.0
+    }
+}

@@ -1,0 +1,287 @@
+//! Shortest-path routing on any wiring, from tables built once: for every switch and
+//! destination switch, the output ports that lie on a shortest path (several where there
+//! are equal-cost paths or parallel links). A packet may take any of them; the allocator
+//! tries them in an order that starts at the destination's own choice (destination node
+//! modulo the number of ports, so that destinations spread over equal paths as d-mod-k
+//! does) and takes the first that can take the packet now (minimal adaptive routing).
+//!
+//! VCs avoid deadlock by ordering: a packet's VC at the next buffer is the number of hops it
+//! has taken (`Hops`, enough for shortest paths on any graph with as many VCs as the longest
+//! path has hops), or the number taken on links of the same class (`ClassHops`: the
+//! dragonfly's local/global ordering, 2 local and 1 global VCs for minimal paths).
+
+use crate::topology::{Network, PortClass};
+use std::collections::VecDeque;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VcPolicy {
+    Hops,
+    ClassHops,
+}
+
+#[derive(Debug)]
+pub struct RouteTable {
+    switches: usize,
+    /// `offsets[s * switches + d] .. offsets[.. + 1]` index `ports`.
+    offsets: Vec<u32>,
+    ports: Vec<u16>,
+    pub policy: VcPolicy,
+    /// Longest shortest path in switch-to-switch hops, and the longest in local and global
+    /// hops (ClassHops), over all pairs of switches with nodes.
+    pub diameter: u32,
+    pub max_class_hops: [u32; 2],
+    /// Highest VC of local and global links (set once the VC counts are known): a policy
+    /// never asks for more, so that a network whose switches form no cycle runs on one VC.
+    pub last_vc: [u8; 2],
+}
+
+impl RouteTable {
+    /// Every shortest path of the wiring.
+    pub fn new(net: &Network, policy: VcPolicy) -> RouteTable {
+        RouteTable::build(net, policy, None)
+    }
+
+    /// The paths a topology's own minimal routing gives: `next(s, d)` is the one output
+    /// port of switch `s` towards switch `d` (the dragonfly's local-global-local paths,
+    /// which are not always the shortest: two global hops can be shorter).
+    pub fn with_next_hop(
+        net: &Network,
+        policy: VcPolicy,
+        next: &dyn Fn(usize, usize) -> usize,
+    ) -> RouteTable {
+        RouteTable::build(net, policy, Some(next))
+    }
+
+    fn build(
+        net: &Network,
+        policy: VcPolicy,
+        next: Option<&dyn Fn(usize, usize) -> usize>,
+    ) -> RouteTable {
+        let n = net.num_routers();
+        let mut offsets = Vec::with_capacity(n * n + 1);
+        let mut ports = Vec::new();
+        // Distances to each destination by breadth-first search over reversed links (links
+        // are symmetric, so forward search gives the same distances).
+        let mut dist = vec![u32::MAX; n];
+        let mut all_dist = vec![0u32; if next.is_some() { 0 } else { n * n }];
+        let mut queue = VecDeque::with_capacity(n);
+        for d in (0..n).filter(|_| next.is_none()) {
+            dist.fill(u32::MAX);
+            dist[d] = 0;
+            queue.clear();
+            queue.push_back(d);
+            while let Some(s) = queue.pop_front() {
+                for p in 0..net.radix(s) {
+                    let info = net.port(s, p);
+                    if matches!(info.class, PortClass::Local | PortClass::Global) {
+                        let t = info.peer as usize;
+                        if dist[t] == u32::MAX {
+                            dist[t] = dist[s] + 1;
+                            queue.push_back(t);
+                        }
+                    }
+                }
+            }
+            all_dist[d * n..(d + 1) * n].copy_from_slice(&dist);
+        }
+        let with_nodes: Vec<bool> = {
+            let mut v = vec![false; n];
+            for &(s, _) in &net.attach {
+                v[s as usize] = true;
+            }
+            v
+        };
+        for s in 0..n {
+            for d in 0..n {
+                offsets.push(ports.len() as u32);
+                if let Some(next) = next {
+                    if s != d {
+                        ports.push(next(s, d) as u16);
+                    }
+                    continue;
+                }
+                let here = all_dist[d * n + s];
+                if s == d || here == u32::MAX {
+                    continue;
+                }
+                for p in 0..net.radix(s) {
+                    let info = net.port(s, p);
+                    if matches!(info.class, PortClass::Local | PortClass::Global)
+                        && all_dist[d * n + info.peer as usize] == here - 1
+                    {
+                        ports.push(p as u16);
+                    }
+                }
+            }
+        }
+        offsets.push(ports.len() as u32);
+        let mut table = RouteTable {
+            switches: n,
+            offsets,
+            ports,
+            policy,
+            diameter: 0,
+            max_class_hops: [0; 2],
+            last_vc: [u8::MAX; 2],
+        };
+        // The longest path and its class counts, following the first port at each switch
+        // (every shortest path has the same length; class counts are the dragonfly's
+        // unique minimal paths).
+        for s in (0..n).filter(|&s| with_nodes[s]) {
+            for d in (0..n).filter(|&d| with_nodes[d] && d != s) {
+                let (mut at, mut hops, mut class) = (s, 0u32, [0u32; 2]);
+                while at != d {
+                    let p = table.ports_towards(at, d)[0] as usize;
+                    let info = net.port(at, p);
+                    class[(info.class == PortClass::Global) as usize] += 1;
+                    hops += 1;
+                    at = info.peer as usize;
+                }
+                table.diameter = table.diameter.max(hops);
+                for (most, c) in table.max_class_hops.iter_mut().zip(class) {
+                    *most = (*most).max(c);
+                }
+            }
+        }
+        table
+    }
+
+    /// Output ports of switch `s` on a shortest path to switch `d` (empty when s = d).
+    #[inline]
+    pub fn ports_towards(&self, s: usize, d: usize) -> &[u16] {
+        let i = s * self.switches + d;
+        &self.ports[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// The VC a packet with `hops` hops so far, `global_hops` of them global, takes on a
+    /// link of class `class`.
+    #[inline]
+    pub fn next_vc(&self, hops: u8, global_hops: u8, class: PortClass) -> u8 {
+        let global = class == PortClass::Global;
+        let vc = match self.policy {
+            VcPolicy::Hops => hops,
+            VcPolicy::ClassHops if global => global_hops,
+            VcPolicy::ClassHops => hops - global_hops,
+        };
+        vc.min(self.last_vc[global as usize])
+    }
+
+    /// VCs each link class needs for deadlock freedom under this policy: (local, global).
+    /// With `Hops` on a network whose switches form no cycle, one VC is enough.
+    pub fn vcs_needed(&self, acyclic: bool) -> (u32, u32) {
+        match self.policy {
+            VcPolicy::Hops if acyclic => (1, 1),
+            VcPolicy::Hops => (self.diameter.max(1), self.diameter.max(1)),
+            VcPolicy::ClassHops => (self.max_class_hops[0].max(1), self.max_class_hops[1].max(1)),
+        }
+    }
+}
+
+/// Whether the switches, links merged where parallel, form no cycle (a forest): then
+/// shortest paths cannot wait on each other in a cycle, whatever the VCs.
+pub fn acyclic(net: &Network) -> bool {
+    let n = net.num_routers();
+    let mut edges = std::collections::BTreeSet::new();
+    for s in 0..n {
+        for p in 0..net.radix(s) {
+            let info = net.port(s, p);
+            if matches!(info.class, PortClass::Local | PortClass::Global) {
+                let t = info.peer as usize;
+                edges.insert((s.min(t), s.max(t)));
+            }
+        }
+    }
+    // A forest has n - components edges.
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    for &(a, b) in &edges {
+        let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+        if ra == rb {
+            return false;
+        }
+        parent[ra] = rb;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{GraphConfig, GraphLink};
+    use crate::topology::{Graph, Topology};
+
+    fn graph(switches: u32, links: &[(u32, u32)]) -> Network {
+        let cfg = GraphConfig {
+            switches,
+            hosts: (0..switches).collect(),
+            links: links
+                .iter()
+                .map(|&(a, b)| GraphLink {
+                    a,
+                    b,
+                    class: "local".into(),
+                    latency: 1,
+                })
+                .collect(),
+        };
+        Graph::new(&cfg, 1).network()
+    }
+
+    #[test]
+    fn a_ring_has_two_shortest_ways_to_its_far_side() {
+        let net = graph(4, &[(0, 1), (1, 2), (2, 3), (3, 0)]);
+        let t = RouteTable::new(&net, VcPolicy::Hops);
+        assert_eq!(t.diameter, 2);
+        // Switch 0: port 0 its node, then links to 1 and 3.
+        assert_eq!(t.ports_towards(0, 2), &[1, 2]);
+        assert_eq!(t.ports_towards(0, 1), &[1]);
+        assert!(!acyclic(&net));
+        assert_eq!(t.vcs_needed(false), (2, 2));
+    }
+
+    #[test]
+    fn parallel_links_are_equal_paths_and_no_cycle() {
+        let net = graph(3, &[(0, 1), (0, 1), (1, 2)]);
+        let t = RouteTable::new(&net, VcPolicy::Hops);
+        assert_eq!(t.ports_towards(0, 2), &[1, 2]);
+        assert!(acyclic(&net));
+        assert_eq!(t.vcs_needed(true), (1, 1));
+    }
+
+    #[test]
+    fn dragonfly_minimal_paths_are_local_global_local() {
+        let cfg = crate::config::TopologyConfig {
+            p: 2,
+            a: 4,
+            h: 2,
+            ..Default::default()
+        };
+        let df = crate::topology::Dragonfly::new(&cfg);
+        let net = df.network();
+        // Shortest paths may take two global hops where the dragonfly's minimal path takes
+        // local, global, local.
+        let shortest = RouteTable::new(&net, VcPolicy::ClassHops);
+        assert_eq!(shortest.max_class_hops[1], 2);
+        let t = RouteTable::with_next_hop(&net, VcPolicy::ClassHops, &|s, d| {
+            crate::routing::min::minimal_hop(&df, s, d).unwrap().0
+        });
+        assert_eq!(t.diameter, 3);
+        assert_eq!(t.max_class_hops, [2, 1]);
+        // The table agrees with the dragonfly's own minimal routing at every pair.
+        for s in 0..net.num_routers() {
+            for d in 0..net.num_routers() {
+                if s == d {
+                    continue;
+                }
+                let (port, _) = crate::routing::min::minimal_hop(&df, s, d).unwrap();
+                assert_eq!(t.ports_towards(s, d), &[port as u16], "{s} -> {d}");
+            }
+        }
+    }
+}

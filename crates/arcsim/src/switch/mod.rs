@@ -1,0 +1,25 @@
+//! Switch architectures of the general kernel ([`crate::kernel`]). A [`Switch`] owns what
+//! happens inside every switch of the network: its buffers, crossbar, queues and
+//! arbitration. The kernel hands it packets as they arrive and timers as they fire, and
+//! asks it once a cycle to move what it holds; it sends on links and signals upstream
+//! through the kernel. One architecture is chosen per run (`switch.kind`), so the kernel is
+//! generic over it and nothing is dispatched dynamically per packet.
+//!
+//! To add an architecture: a module here implementing [`Switch`], a `SwitchKind` variant in
+//! the configuration, and a line in [`crate::kernel::build`].
+
+pub mod cioq;
+
+use crate::kernel::Kernel;
+
+pub trait Switch {
+    /// The head of `pkt` has reached input VC `vc` (global input-VC index); the kernel has
+    /// already accounted for its space ([`Kernel::buffer_enter`]).
+    fn arrive(&mut self, k: &mut Kernel, vc: u32, pkt: u32);
+    /// A crossbar transfer the switch scheduled has ended.
+    fn transfer_done(&mut self, k: &mut Kernel, pkt: u32, vc: u32, port: usize, queue: u16);
+    /// Move what the switches hold this cycle: links, then allocation.
+    fn step(&mut self, k: &mut Kernel);
+    /// Every packet held inside the switches (for conservation audits).
+    fn held(&self, f: &mut dyn FnMut(u32));
+}

@@ -1,0 +1,148 @@
+//! A network given switch by switch and link by link ([`crate::config::GraphConfig`]): any
+//! number of switches, nodes on any switch, parallel links. Each switch's ports are its
+//! nodes first (in node order), then its links in the order the configuration lists them.
+
+use super::{Network, PortClass, PortInfo, Topology};
+use crate::config::GraphConfig;
+
+#[derive(Debug, Clone)]
+pub struct Graph {
+    cfg: GraphConfig,
+    /// Latency of the node links (both directions).
+    terminal_latency: u32,
+}
+
+impl Graph {
+    pub fn new(cfg: &GraphConfig, terminal_latency: u32) -> Graph {
+        Graph {
+            cfg: cfg.clone(),
+            terminal_latency,
+        }
+    }
+
+    pub fn num_switches(&self) -> usize {
+        self.cfg.switches as usize
+    }
+
+    pub fn num_nodes(&self) -> usize {
+        self.cfg.hosts.len()
+    }
+}
+
+impl Topology for Graph {
+    fn describe(&self) -> String {
+        format!(
+            "graph of {} switches, {} nodes, {} links",
+            self.cfg.switches,
+            self.cfg.hosts.len(),
+            self.cfg.links.len()
+        )
+    }
+
+    fn network(&self) -> Network {
+        let radix = self.cfg.radix();
+        let mut port_base = Vec::with_capacity(radix.len() + 1);
+        let mut total = 0u32;
+        for &r in &radix {
+            port_base.push(total);
+            total += r as u32;
+        }
+        port_base.push(total);
+        let unused = PortInfo {
+            class: PortClass::Unused,
+            peer: 0,
+            peer_port: 0,
+            latency: 1,
+        };
+        let mut ports = vec![unused; total as usize];
+        let mut next: Vec<u32> = vec![0; radix.len()];
+        let mut attach = Vec::with_capacity(self.cfg.hosts.len());
+        for (node, &s) in self.cfg.hosts.iter().enumerate() {
+            let p = next[s as usize];
+            next[s as usize] += 1;
+            ports[(port_base[s as usize] + p) as usize] = PortInfo {
+                class: PortClass::Terminal,
+                peer: node as u32,
+                peer_port: 0,
+                latency: self.terminal_latency,
+            };
+            attach.push((s, p as u16));
+        }
+        for l in &self.cfg.links {
+            let (pa, pb) = (next[l.a as usize], next[l.b as usize]);
+            next[l.a as usize] += 1;
+            next[l.b as usize] += 1;
+            let class = if l.class == "global" {
+                PortClass::Global
+            } else {
+                PortClass::Local
+            };
+            ports[(port_base[l.a as usize] + pa) as usize] = PortInfo {
+                class,
+                peer: l.b,
+                peer_port: pb as u16,
+                latency: l.latency,
+            };
+            ports[(port_base[l.b as usize] + pb) as usize] = PortInfo {
+                class,
+                peer: l.a,
+                peer_port: pa as u16,
+                latency: l.latency,
+            };
+        }
+        Network {
+            port_base,
+            ports,
+            attach,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::GraphLink;
+
+    fn link(a: u32, b: u32) -> GraphLink {
+        GraphLink {
+            a,
+            b,
+            class: "local".into(),
+            latency: 3,
+        }
+    }
+
+    #[test]
+    fn wiring_is_symmetric_with_parallel_links() {
+        let cfg = GraphConfig {
+            switches: 3,
+            hosts: vec![0, 0, 1, 2, 2],
+            links: vec![link(0, 1), link(0, 1), link(1, 2)],
+        };
+        cfg.validate().unwrap();
+        let net = Graph::new(&cfg, 1).network();
+        net.check_wiring().unwrap();
+        assert_eq!(net.num_routers(), 3);
+        assert_eq!(net.num_terminals(), 5);
+        assert_eq!(net.radix(0), 4);
+        assert_eq!(net.radix(1), 4);
+        assert_eq!(net.radix(2), 3);
+        // Node 2 is the first port of switch 1; its two links to switch 0 follow it.
+        assert_eq!(net.attach[2], (1, 0));
+        assert_eq!(net.port(1, 1).peer, 0);
+        assert_eq!(net.port(1, 2).peer, 0);
+        assert_eq!(net.port(1, 3).peer, 2);
+        assert_eq!(net.port(0, 2).latency, 3);
+    }
+
+    #[test]
+    fn a_disconnected_graph_is_refused() {
+        let cfg = GraphConfig {
+            switches: 3,
+            hosts: vec![0, 2],
+            links: vec![link(0, 1)],
+        };
+        let e = cfg.validate().unwrap_err().to_string();
+        assert!(e.contains("cannot be reached"), "{e}");
+    }
+}
