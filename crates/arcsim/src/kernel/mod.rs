@@ -782,6 +782,16 @@ impl Kernel {
     }
 }
 
+/// Tell the switch upstream of input VC `vc` (none for a node's port: its NIC looks at its
+/// credits every cycle) that its flow control state changed.
+#[inline]
+fn notify_sender<S: Switch>(k: &Kernel, sw: &mut S, vc: u32) {
+    let gp = k.vc_port[vc as usize] as usize;
+    if k.net.ports[gp].class != PortClass::Terminal {
+        sw.flow_control_changed(k, k.peer[gp] as usize);
+    }
+}
+
 impl<S: Switch> Sim<S> {
     fn cycle(&mut self) -> Result<(), SimError> {
         let k = &mut self.k;
@@ -798,13 +808,17 @@ impl<S: Switch> Sim<S> {
                     self.sw.arrive(k, vc, pkt);
                 }
                 Ev::Deliver { pkt } => k.deliver(pkt),
-                Ev::Credit { vc, phits } => k.fc.receive(vc, Signal::Credit(phits)),
+                Ev::Credit { vc, phits } => {
+                    k.fc.receive(vc, Signal::Credit(phits));
+                    notify_sender(k, &mut self.sw, vc);
+                }
                 Ev::Pause { vc, on } => {
                     let gp = k.vc_port[vc as usize] as usize;
                     if on && k.net.ports[gp].class == PortClass::Terminal {
                         k.pauses_at_nodes += 1;
                     }
-                    k.fc.receive(vc, if on { Signal::Pause } else { Signal::Resume })
+                    k.fc.receive(vc, if on { Signal::Pause } else { Signal::Resume });
+                    notify_sender(k, &mut self.sw, vc);
                 }
                 Ev::XferDone {
                     pkt,

@@ -71,11 +71,73 @@ pub struct Cioq {
     held: Vec<u32>,
     active: Vec<u32>,
     listed: Vec<bool>,
+    /// Per global port: packets in its input FIFOs, and in its output queues; per switch,
+    /// the ports with any of either, so that a cycle visits only ports with packets.
+    in_packets: Vec<u32>,
+    out_packets: Vec<u32>,
+    inputs: PortSet,
+    outputs: PortSet,
+    /// Per global port: the first cycle at which looking at its input (its heads) or its
+    /// output (its queues' heads and link) again can change anything, as far as times
+    /// known now tell; and the cycle that was worked out. A packet arriving, a transfer
+    /// ending or a flow-control frame (`signal_at`, per switch) makes it look earlier.
+    in_wake: Vec<u64>,
+    in_since: Vec<u64>,
+    out_wake: Vec<u64>,
+    signal_at: Vec<u64>,
     // Scratch, per local port of the switch being allocated.
-    requests: Vec<Request>,
+    requests: Vec<(u32, Request)>,
     input_done: Vec<bool>,
     output_done: Vec<bool>,
     best: Vec<(u32, u32)>,
+    ports_scratch: Vec<u64>,
+}
+
+/// A set of local ports per switch: bit words, `words(s)` for switch `s`. No limit on the
+/// number of ports.
+struct PortSet {
+    base: Vec<u32>,
+    bits: Vec<u64>,
+}
+
+impl PortSet {
+    fn new(radix: impl Iterator<Item = usize>) -> PortSet {
+        let mut base = vec![0u32];
+        for r in radix {
+            base.push(base.last().copied().unwrap_or(0) + r.div_ceil(64) as u32);
+        }
+        let words = *base.last().unwrap_or(&0) as usize;
+        PortSet {
+            base,
+            bits: vec![0; words],
+        }
+    }
+    #[inline]
+    fn insert(&mut self, s: usize, p: usize) {
+        self.bits[self.base[s] as usize + p / 64] |= 1u64 << (p % 64);
+    }
+    #[inline]
+    fn remove(&mut self, s: usize, p: usize) {
+        self.bits[self.base[s] as usize + p / 64] &= !(1u64 << (p % 64));
+    }
+    /// Copy switch `s`'s words into `out` (cleared first).
+    #[inline]
+    fn copy(&self, s: usize, out: &mut Vec<u64>) {
+        out.clear();
+        out.extend_from_slice(&self.bits[self.base[s] as usize..self.base[s + 1] as usize]);
+    }
+}
+
+/// The ports in a copy of a switch's words, in increasing order.
+#[inline]
+fn each_port(words: &[u64], mut f: impl FnMut(usize)) {
+    for (w, &word) in words.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            f(w * 64 + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+    }
 }
 
 impl Cioq {
@@ -140,24 +202,30 @@ impl Cioq {
             held: vec![0; net.num_routers()],
             active: Vec::new(),
             listed: vec![false; net.num_routers()],
-            requests: vec![
-                Request {
-                    out: NONE,
-                    vc: 0,
-                    next_vc: 0
-                };
-                max_radix
-            ],
+            in_wake: vec![0; n_ports],
+            in_since: vec![0; n_ports],
+            out_wake: vec![0; n_ports],
+            signal_at: vec![0; net.num_routers()],
+            in_packets: vec![0; n_ports],
+            out_packets: vec![0; n_ports],
+            inputs: PortSet::new((0..net.num_routers()).map(|s| net.radix(s))),
+            outputs: PortSet::new((0..net.num_routers()).map(|s| net.radix(s))),
+            requests: Vec::with_capacity(max_radix),
             input_done: vec![false; max_radix],
             output_done: vec![false; max_radix],
             best: vec![(NONE, 0); max_radix],
+            ports_scratch: Vec::new(),
         }
     }
 
     /// Output `gp`'s link is free: send the first eligible packet of its queues.
     #[inline]
     fn try_send(&mut self, k: &mut Kernel, gp: usize) {
+        if self.out_wake[gp] > k.now {
+            return;
+        }
         if k.link_busy[gp] > k.now {
+            self.out_wake[gp] = k.link_busy[gp];
             return;
         }
         let (phits, q) = self.draining[gp];
@@ -168,6 +236,8 @@ impl Cioq {
         let n = self.queue_count[gp] as usize;
         let base = self.queue_base[gp] as usize;
         let terminal = k.net.ports[gp].class == PortClass::Terminal;
+        // If nothing goes: the earliest head's time, or a flow-control frame.
+        let mut wake = u64::MAX;
         for j in 0..n {
             let qi = base + (self.rr_queue[gp] as usize + j) % n;
             let Some(&pkt) = self.queue[qi].front() else {
@@ -175,6 +245,7 @@ impl Cioq {
             };
             let p = *k.pool.get(pkt);
             if p.at as u64 > k.now {
+                wake = wake.min(p.at as u64);
                 continue;
             }
             let len = p.len as u32;
@@ -188,15 +259,23 @@ impl Cioq {
             self.queue[qi].pop_front();
             k.send(gp, pkt);
             self.draining[gp] = (len, qi as u32);
-            self.held[self.port_switch[gp] as usize] -= 1;
+            let sw = self.port_switch[gp] as usize;
+            self.held[sw] -= 1;
+            self.out_packets[gp] -= 1;
+            if self.out_packets[gp] == 0 {
+                self.outputs.remove(sw, gp - k.net.port_base[sw] as usize);
+            }
             self.rr_queue[gp] = ((qi - base + 1) % n) as u16;
+            self.out_wake[gp] = k.link_busy[gp];
             return;
         }
+        self.out_wake[gp] = wake;
     }
 
     /// The first output, in the packet's order of preference, that can take the head `pkt`
     /// of input queue `in_queue` at switch `s` now: (local output port, queue at the next
-    /// buffer).
+    /// buffer); or, if none can, the first cycle at which one might (u64::MAX: only once a
+    /// flow-control frame arrives).
     #[inline]
     fn choose_output(
         &self,
@@ -205,24 +284,42 @@ impl Cioq {
         base: usize,
         pkt: u32,
         in_queue: u16,
-    ) -> Option<(u32, u16)> {
+    ) -> Result<(u32, u16), u64> {
         let p = k.pool.get(pkt);
         let len = p.len as u64;
-        let take = |o: usize| -> Option<(u32, u16)> {
+        let now = k.now;
+        let take = |o: usize| -> Result<(u32, u16), u64> {
             let gp = base + o;
-            if self.output_done[o] || self.xbar_out_busy[gp] > k.now {
-                return None;
+            if self.output_done[o] || self.xbar_out_busy[gp] > now {
+                return Err(self.xbar_out_busy[gp]);
             }
             let class = k.net.ports[gp].class;
             let next = if class == PortClass::Terminal {
                 0
             } else {
                 let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold)?
+                k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold)
+                    .ok_or(u64::MAX)?
             };
             let q = if self.queue_count[gp] > 1 { next } else { 0 };
             let qi = self.queue_base[gp] as usize + q as usize;
-            (self.queued[qi] as u64 + len <= self.queue_capacity as u64).then_some((o as u32, next))
+            // The packet on the link has left the queue once the link is free.
+            let (draining, dq) = self.draining[gp];
+            let link_free = k.link_busy[gp] <= now;
+            let gone = if dq as usize == qi && link_free {
+                draining
+            } else {
+                0
+            };
+            let queued = (self.queued[qi] - gone) as u64;
+            if queued + len <= self.queue_capacity as u64 {
+                Ok((o as u32, next))
+            } else if link_free {
+                // Room comes only once a queued packet has been sent.
+                Err(now + 1)
+            } else {
+                Err(k.link_busy[gp])
+            }
         };
         if k.queues == QueueScheme::VoqSwitch {
             // The queue is the output.
@@ -233,8 +330,18 @@ impl Cioq {
         }
         let ports = k.route.ports_towards(s, p.dst_switch as usize);
         let n = ports.len();
+        if n == 1 {
+            return take(ports[0] as usize);
+        }
         let start = p.dst as usize % n;
-        (0..n).find_map(|c| take(ports[(start + c) % n] as usize))
+        let mut wake = u64::MAX;
+        for c in 0..n {
+            match take(ports[(start + c) % n] as usize) {
+                Ok(x) => return Ok(x),
+                Err(t) => wake = wake.min(t),
+            }
+        }
+        Err(wake)
     }
 
     /// Allocate the crossbar of switch `s` for this cycle.
@@ -243,65 +350,83 @@ impl Cioq {
         let radix = k.net.radix(s);
         self.input_done[..radix].fill(false);
         self.output_done[..radix].fill(false);
+        let mut ready = std::mem::take(&mut self.ports_scratch);
         for _ in 0..self.iterations {
-            let mut any = false;
-            for i in 0..radix {
-                self.requests[i].out = NONE;
+            self.inputs.copy(s, &mut ready);
+            self.requests.clear();
+            let signal_at = self.signal_at[s];
+            each_port(&ready, |i| {
                 let gp = base + i;
-                if self.input_done[i] || self.xbar_in_busy[gp] > k.now {
-                    continue;
+                if self.input_done[i]
+                    || self.xbar_in_busy[gp] > k.now
+                    || (self.in_wake[gp] > k.now && signal_at <= self.in_since[gp])
+                {
+                    return;
                 }
                 let nv = k.vc_count[gp] as usize;
                 let vb = k.vc_base[gp] as usize;
+                let mut wake = u64::MAX;
                 for j in 0..nv {
                     let v = (self.rr_in[gp] as usize + j) % nv;
                     let vc = vb + v;
                     let Some(&pkt) = self.fifo[vc].front() else {
                         continue;
                     };
-                    if let Some((out, next_vc)) = self.choose_output(k, s, base, pkt, v as u16) {
-                        self.requests[i] = Request {
-                            out,
-                            vc: vc as u32,
-                            next_vc,
-                        };
-                        any = true;
-                        break;
+                    match self.choose_output(k, s, base, pkt, v as u16) {
+                        Ok((out, next_vc)) => {
+                            let r = Request {
+                                out,
+                                vc: vc as u32,
+                                next_vc,
+                            };
+                            self.requests.push((i as u32, r));
+                            return;
+                        }
+                        Err(t) => wake = wake.min(t),
                     }
                 }
-            }
-            if !any {
+                // No head can move before `wake` (or a flow-control frame): skip this input
+                // until then.
+                self.in_wake[gp] = wake;
+                self.in_since[gp] = k.now;
+            });
+            if self.requests.is_empty() {
                 break;
             }
             // Each requested output grants the first requester at or after its pointer.
-            self.best[..radix].fill((NONE, 0));
-            for i in 0..radix {
-                let o = self.requests[i].out;
-                if o == NONE {
-                    continue;
-                }
-                let o = o as usize;
-                let d = ((i + radix - self.rr_out[base + o] as usize) % radix) as u32;
+            for &(i, r) in &self.requests {
+                let o = r.out as usize;
+                let d = ((i as usize + radix - self.rr_out[base + o] as usize) % radix) as u32;
                 if self.best[o].0 == NONE || d < self.best[o].1 {
-                    self.best[o] = (i as u32, d);
+                    self.best[o] = (i, d);
                 }
             }
-            for o in 0..radix {
-                let (i, _) = self.best[o];
-                if i != NONE {
-                    self.grant(k, s, base, i as usize, o);
+            let requests = std::mem::take(&mut self.requests);
+            for &(i, r) in &requests {
+                let o = r.out as usize;
+                if self.best[o].0 == i {
+                    self.grant(k, s, base, i as usize, r);
                 }
             }
+            for &(_, r) in &requests {
+                self.best[r.out as usize] = (NONE, 0);
+            }
+            self.requests = requests;
         }
+        self.ports_scratch = ready;
     }
 
     /// Input `i` of switch `s` sends its requesting head across the crossbar to output `o`.
-    fn grant(&mut self, k: &mut Kernel, s: usize, base: usize, i: usize, o: usize) {
-        let r = self.requests[i];
+    fn grant(&mut self, k: &mut Kernel, s: usize, base: usize, i: usize, r: Request) {
+        let o = r.out as usize;
         let (gp_in, gp_out) = (base + i, base + o);
         let pkt = self.fifo[r.vc as usize]
             .pop_front()
             .expect("a request names a head");
+        self.in_packets[gp_in] -= 1;
+        if self.in_packets[gp_in] == 0 {
+            self.inputs.remove(s, i);
+        }
         let now = k.now;
         let p = k.pool.get_mut(pkt);
         let len = p.len as u64;
@@ -344,8 +469,12 @@ impl Switch for Cioq {
     fn arrive(&mut self, k: &mut Kernel, vc: u32, pkt: u32) {
         k.pool.get_mut(pkt).at = k.now as u32;
         self.fifo[vc as usize].push_back(pkt);
-        let s = self.port_switch[k.vc_port[vc as usize] as usize] as usize;
+        let gp = k.vc_port[vc as usize] as usize;
+        let s = self.port_switch[gp] as usize;
         self.held[s] += 1;
+        self.in_packets[gp] += 1;
+        self.in_wake[gp] = 0;
+        self.inputs.insert(s, gp - k.net.port_base[s] as usize);
         if !self.listed[s] {
             self.listed[s] = true;
             self.active.push(s as u32);
@@ -359,6 +488,16 @@ impl Switch for Cioq {
         let len = p.len as u32;
         k.buffer_leave(vc, len);
         self.queue[self.queue_base[port] as usize + queue as usize].push_back(pkt);
+        let s = self.port_switch[port] as usize;
+        self.out_wake[port] = self.out_wake[port].min(k.now + self.latency);
+        self.out_packets[port] += 1;
+        self.outputs.insert(s, port - k.net.port_base[s] as usize);
+    }
+
+    #[inline]
+    fn flow_control_changed(&mut self, k: &Kernel, port: usize) {
+        self.out_wake[port] = 0;
+        self.signal_at[self.port_switch[port] as usize] = k.now;
     }
 
     fn step(&mut self, k: &mut Kernel) {
@@ -366,9 +505,10 @@ impl Switch for Cioq {
         while i < self.active.len() {
             let s = self.active[i] as usize;
             let base = k.net.port_base[s] as usize;
-            for gp in base..base + k.net.radix(s) {
-                self.try_send(k, gp);
-            }
+            let mut ready = std::mem::take(&mut self.ports_scratch);
+            self.outputs.copy(s, &mut ready);
+            each_port(&ready, |o| self.try_send(k, base + o));
+            self.ports_scratch = ready;
             self.allocate(k, s);
             if self.held[s] == 0 {
                 self.listed[s] = false;

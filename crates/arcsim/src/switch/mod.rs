@@ -18,6 +18,9 @@ pub trait Switch {
     fn arrive(&mut self, k: &mut Kernel, vc: u32, pkt: u32);
     /// A crossbar transfer the switch scheduled has ended.
     fn transfer_done(&mut self, k: &mut Kernel, pkt: u32, vc: u32, port: usize, queue: u16);
+    /// A credit, PAUSE or resume frame has reached output `port` (global port): a packet
+    /// waiting for it may go.
+    fn flow_control_changed(&mut self, k: &Kernel, port: usize);
     /// Move what the switches hold this cycle: links, then allocation.
     fn step(&mut self, k: &mut Kernel);
     /// Every packet held inside the switches (for conservation audits).
