@@ -310,7 +310,9 @@ fn sweep_writes_csv_json_and_plots() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("sweep.json")).unwrap())
             .expect("sweep.json is JSON");
-    let points = json.as_array().expect("sweep.json is an array of points");
+    let points = json["points"]
+        .as_array()
+        .expect("sweep.json has an array of points");
     assert_eq!(points.len(), 6);
     for (p, (curve, load)) in points.iter().zip(&expected) {
         assert_eq!(p["curve"].as_str(), Some(curve.as_str()));
