@@ -368,6 +368,14 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
 /// enough that starting them is quick.
 const MAX_THREADS: usize = 1024;
 
+/// How many of `jobs` fit in memory at once: the limit ([`arcsim::config::memory::limit`])
+/// over the largest estimate; None when no limit is known.
+fn fit_in_memory(jobs: &[Config]) -> Option<usize> {
+    let need = jobs.iter().map(arcsim::config::memory::estimate).max()?;
+    let limit = arcsim::config::memory::limit(jobs.first()?)?;
+    Some((limit / need.max(1)) as usize)
+}
+
 /// Run independent simulations on `threads` workers (None or 0: one per core) with a
 /// progress bar (or, in a log, a line a minute); results come back in job order, whatever
 /// the number of threads. `done(index, outcome)` is called as each simulation finishes (from a worker
@@ -384,8 +392,22 @@ pub fn run_jobs_with(
             bail!("--threads {t}: at most {MAX_THREADS} (0 or none = one per core)");
         }
     }
-    // No more threads than jobs (0 = rayon's default, one per core).
-    let threads = threads.unwrap_or(0).min(jobs.len());
+    // No more threads than jobs (0 = rayon's default, one per core), and no more
+    // simulations at once than fit in memory.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let wanted = match threads.unwrap_or(0) {
+        0 => cores,
+        t => t,
+    }
+    .min(jobs.len());
+    let threads = wanted.min(fit_in_memory(jobs).unwrap_or(usize::MAX)).max(1);
+    if threads < wanted {
+        eprintln!(
+            "arcsim: running {threads} simulations at once, not {wanted}: each needs up to about {} and the limit is {} (simulation.memory_limit_mib; 0: the machine's memory)",
+            arcsim::config::memory::human(jobs.iter().map(arcsim::config::memory::estimate).max().unwrap_or(0)),
+            arcsim::config::memory::human(arcsim::config::memory::limit(&jobs[0]).unwrap_or(0)),
+        );
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -452,6 +474,8 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
         .collect();
     crate::load::warn_unused_keys(&jobs, &named, true);
     crate::load::print_advisories(&jobs);
+    // Before the simulations, so that a bad --out does not waste them.
+    crate::output::check_writable(&args.out)?;
     // Each simulation is stored in OUT/runs/ as it finishes (as a figure's are): an
     // interrupted sweep run again resumes, and a failed one is recorded, not fatal.
     let runs = args.out.join("runs");

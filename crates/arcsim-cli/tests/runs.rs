@@ -391,3 +391,129 @@ fn a_sweep_records_its_build_overrides_and_settings() {
     let config = std::fs::read_to_string(dir.join("o/config.toml")).unwrap();
     assert!(config.contains("lrs_update = ") && config.contains("vcs_local = 3"));
 }
+
+/// A burst figure whose configuration sends no burst is refused before anything runs (it used
+/// to print "NaN (NaN)" and succeed).
+#[test]
+fn a_burst_figure_without_burst_mode_is_refused() {
+    let dir = temp_dir("runs-burst-figure");
+    std::fs::write(
+        dir.join("base.toml"),
+        "[topology]\np = 2\na = 4\nh = 2\n[simulation]\nwarmup_cycles = 100\nmeasure_cycles = 200\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("fig.toml"),
+        "title = \"no burst\"\nkind = \"burst\"\nconfig = \"base.toml\"\n[[curve]]\nlabel = \"MIN\"\nset = [\"routing.algorithm=min\"]\n",
+    )
+    .unwrap();
+    let out = arcsim(&dir, &["figure", "fig.toml", "--out", "o"]);
+    assert_clean_failure(
+        &out,
+        "burst figure without a burst",
+        &["curve MIN", "traffic.burst_packets = 0", "burst mode"],
+    );
+    assert!(!dir.join("o/runs").exists(), "nothing ran");
+    // With a burst it runs.
+    let out = arcsim(
+        &dir,
+        &[
+            "figure",
+            "fig.toml",
+            "--out",
+            "o",
+            "--set",
+            "traffic.burst_packets=5",
+        ],
+    );
+    assert_success(&out, "burst figure with a burst");
+}
+
+/// A configuration too large for the memory limit is refused before anything is allocated,
+/// naming the keys that make it large (buffers of 65,535 phits and 16 VCs on the default
+/// network need over 10 GiB; the limit is set to 4 GiB so that the test does not depend on
+/// the machine).
+#[test]
+fn a_configuration_over_the_memory_limit_is_refused_naming_its_keys() {
+    let dir = temp_dir("runs-memory");
+    let big = [
+        "--set",
+        "router.buffer_local=65535",
+        "--set",
+        "router.buffer_global=65535",
+        "--set",
+        "router.vcs_local=16",
+        "--set",
+        "router.vcs_global=16",
+    ];
+    let mut args = vec!["run"];
+    args.extend_from_slice(&big);
+    args.extend_from_slice(&["--set", "simulation.memory_limit_mib=4096", "--out", "o"]);
+    let out = arcsim(&dir, &args);
+    assert_clean_failure(
+        &out,
+        "huge buffers",
+        &[
+            "router.buffer_local",
+            "router.vcs_local",
+            "needs about",
+            "simulation.memory_limit_mib = 4096",
+        ],
+    );
+    assert!(text(&out.stdout).is_empty());
+    // The machine's memory is the default limit: refused there too, unless the machine has
+    // more than the estimate.
+    let out = arcsim(&dir, &{
+        let mut a = vec!["run"];
+        a.extend_from_slice(&big);
+        a.extend_from_slice(&["--set", "simulation.measure_cycles=1", "--out", "o"]);
+        a
+    });
+    if !out.status.success() {
+        assert_clean_failure(
+            &out,
+            "huge buffers, machine limit",
+            &["the machine's memory"],
+        );
+    }
+}
+
+/// SIGTERM during a long run stops it cleanly: exit status 130, a message saying nothing was
+/// written, the output folder left as it was. The signal is sent once the run has said it
+/// started (its handler is installed before), so no timer is involved.
+#[cfg(unix)]
+#[test]
+fn sigterm_stops_a_run_cleanly() {
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let dir = temp_dir("runs-sigterm");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arcsim"))
+        .args([
+            "run",
+            "--set",
+            "simulation.measure_cycles=100000000",
+            "--out",
+            "o",
+        ])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start arcsim");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(first.starts_with("arcsim: dragonfly"), "{first}");
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "{rest}");
+    assert!(rest.contains("nothing written, o left as it was"), "{rest}");
+    assert!(!rest.contains("panicked"), "{rest}");
+    assert!(!dir.join("o/result.json").exists());
+}

@@ -4,6 +4,7 @@
 //! (topology feasibility, loads, buffer sizes, VC counts) so that a bad file stops before the
 //! simulation starts, with a message naming the field and what is allowed.
 
+pub mod memory;
 mod overrides;
 mod router;
 mod routing;
@@ -162,6 +163,7 @@ impl Config {
         self.simulation.validate()?;
         self.routing.validate(&self.topology, &self.router)?;
         crate::routing::check_vcs(self)?;
+        memory::check(self)?;
         let burst = self.traffic.burst_packets;
         let len = u64::from(self.router.packet_length);
         let inject_cycles = u128::from(burst) * u128::from(len);
