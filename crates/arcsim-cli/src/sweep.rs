@@ -514,8 +514,14 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
                 }
             }
             let failure = (!failures.is_empty()).then(|| failures.join("; "));
-            let mut result = Repeated::of(if failure.is_some() { Vec::new() } else { runs });
-            result.offered_load = *load;
+            let result = match failure {
+                None => Repeated::of(runs),
+                // No run to take the offered load from.
+                Some(_) => Repeated {
+                    offered_load: *load,
+                    ..Repeated::of(Vec::new())
+                },
+            };
             points.push(SweepPoint {
                 curve: label.clone(),
                 overrides,
@@ -650,7 +656,7 @@ pub fn write_outputs(
         "failure",
     ];
     // The point's settings and overrides follow (the last column: --set, then the point's
-    // own, space-separated).
+    // own, separated by "; ").
     let mut header: Vec<&str> = header.to_vec();
     let failure_col = header.len() - 1;
     header.extend(Settings::COLUMNS);
@@ -664,7 +670,7 @@ pub fn write_outputs(
                 .chain(&p.overrides)
                 .cloned()
                 .collect::<Vec<_>>()
-                .join(" "),
+                .join("; "),
         );
         cells
     };
