@@ -427,6 +427,25 @@ fn a_burst_figure_without_burst_mode_is_refused() {
         ],
     );
     assert_success(&out, "burst figure with a burst");
+    // The figure names its build, and each stored simulation keeps its commit and complete
+    // configuration.
+    let summary = std::fs::read_to_string(dir.join("o/summary.txt")).unwrap();
+    assert!(
+        summary.contains(&format!(
+            "made by arcsim {} (commit ",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{summary}"
+    );
+    let stored: Vec<_> = std::fs::read_dir(dir.join("o/runs")).unwrap().collect();
+    assert_eq!(stored.len(), 1);
+    let entry = json(&stored[0].as_ref().unwrap().path());
+    assert!(!entry["commit"].as_str().unwrap().is_empty());
+    let complete = entry["complete_config"].as_str().unwrap();
+    for key in LATE_KEYS {
+        let name = key.rsplit('.').next().unwrap();
+        assert!(complete.contains(&format!("\n{name} = ")), "{complete}");
+    }
 }
 
 /// A configuration too large for the memory limit is refused before anything is allocated,
