@@ -11,7 +11,9 @@ for arg in sys.argv[4:]:
     lab, path = arg.split("=", 1)
     if "::" in path:
         path, curve, load = path.split("::")
-        j = next(p["runs"][0] for p in json.load(open(path)) if p["curve"] == curve and abs(p["offered_load"] - float(load)) < 1e-9)
+        d = json.load(open(path))
+        points = d["points"] if isinstance(d, dict) else d  # an array before provenance was added
+        j = next(p["runs"][0] for p in points if p["curve"] == curve and abs(p["offered_load"] - float(load)) < 1e-9)
     else:
         j = json.load(open(path))
     runs.append((lab, j["hops"]["histogram"], j))

@@ -3,9 +3,12 @@
 mod bench;
 mod figure;
 mod hugealloc;
+mod interrupt;
 mod load;
+mod output;
 mod plot;
 mod progress;
+mod provenance;
 mod report;
 mod sweep;
 
@@ -71,12 +74,21 @@ enum Cmd {
 fn main() -> ExitCode {
     die_quietly_on_closed_pipe();
     let cli = Cli::parse();
+    interrupt::install();
     match dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(2)
-        }
+        // A command that ends with a status of its own (interrupted, some sweep point
+        // failed) has already written what it could.
+        Err(e) => match e.downcast_ref::<interrupt::Exit>() {
+            Some(exit) => {
+                eprintln!("arcsim: {}", exit.message);
+                ExitCode::from(exit.code)
+            }
+            None => {
+                eprintln!("error: {e:#}");
+                ExitCode::from(2)
+            }
+        },
     }
 }
 

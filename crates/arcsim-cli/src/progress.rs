@@ -52,6 +52,57 @@ impl Progress {
     }
 }
 
+/// Progress of one `arcsim run` (all its seeds): a bar of the share done with the time left
+/// on a terminal, else a line at most once a minute. Fed by the engine's ticks
+/// ([`arcsim::Simulator::run_with`]), every few thousand cycles.
+pub struct RunProgress {
+    bar: ProgressBar,
+    logged: Option<Instant>,
+}
+
+/// Steps of the run's bar.
+const RUN_STEPS: u64 = 1000;
+
+impl RunProgress {
+    pub fn new() -> RunProgress {
+        let bar = ProgressBar::new(RUN_STEPS);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {percent}% of the run, eta {eta}",
+            )
+            .expect("valid template")
+            .progress_chars("=> "),
+        );
+        let logged = (!std::io::stderr().is_terminal()).then(Instant::now);
+        RunProgress { bar, logged }
+    }
+
+    /// `done`: the share of the whole run done (0 to 1).
+    pub fn set(&mut self, done: f64) {
+        let pos = (done.clamp(0.0, 1.0) * RUN_STEPS as f64) as u64;
+        self.bar.set_position(pos);
+        let Some(last) = self.logged.as_mut() else {
+            return;
+        };
+        let now = Instant::now();
+        if pos > 0 && pos < RUN_STEPS && now.duration_since(*last) >= LOG_EVERY {
+            *last = now;
+            let elapsed = self.bar.elapsed();
+            let left = elapsed.mul_f64((RUN_STEPS - pos) as f64 / pos as f64);
+            eprintln!(
+                "arcsim: {:.0}% of the run done after {}, about {} left",
+                100.0 * pos as f64 / RUN_STEPS as f64,
+                duration(elapsed),
+                duration(left)
+            );
+        }
+    }
+
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 /// "25 of 180 simulations done after 12m03s, about 1h14m left": the time left assumes the
 /// rest run at the pace of those done.
 fn log_line(done: u64, total: u64, elapsed: Duration) -> String {

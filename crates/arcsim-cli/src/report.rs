@@ -2,7 +2,7 @@
 
 use crate::load::load;
 use crate::plot::{bar_plot, grouped_bar_plot, line_plot, Bar, BarSeries, Curve, PlotSpec, Point};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use arcsim::stats::summary::Occupancy;
 use arcsim::stats::summary::Repeated;
 use arcsim::stats::SeriesPoint;
@@ -17,6 +17,10 @@ struct RunFile<'a> {
     run: &'a RunResult,
     #[serde(skip_serializing_if = "Option::is_none")]
     repeated: Option<RepeatedSummary<'a>>,
+    /// The build that ran it.
+    arcsim: crate::provenance::Build,
+    /// The complete configuration (every key), as config.toml.
+    config: serde_json::Value,
 }
 
 #[derive(Serialize)]
@@ -67,9 +71,8 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         }
     );
     // Before the simulation, so that a bad --out does not waste it.
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("creating output directory {}", out.display()))?;
-    let rep = arcsim::run_repeated(&cfg)?;
+    crate::output::check_writable(out)?;
+    let rep = run_seeds(&cfg, out)?;
     let first = &rep.runs[0];
     print_summary(first);
     if rep.repetitions > 1 {
@@ -85,12 +88,15 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
     let file = RunFile {
         run: first,
         repeated: (rep.repetitions > 1).then(|| summary_of(&rep)),
+        arcsim: crate::provenance::BUILD,
+        config: cfg.to_complete_json(),
     };
     let path = out.join("result.json");
-    std::fs::write(&path, serde_json::to_string_pretty(&file)?)
-        .with_context(|| format!("writing {}", path.display()))?;
-    std::fs::write(out.join("config.toml"), cfg.to_toml_string()?)
-        .context("writing config.toml")?;
+    crate::output::write(&path, serde_json::to_string_pretty(&file)?.as_bytes())?;
+    crate::output::write(
+        &out.join("config.toml"),
+        crate::provenance::config_file(&cfg)?.as_bytes(),
+    )?;
     if let Some(s) = &first.series {
         write_series_csv(s, &out.join("series.csv"))?;
     }
@@ -102,10 +108,50 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
     Ok(())
 }
 
+/// `cfg.simulation.repetitions` simulations with seeds seed, seed + 1, ... (as
+/// [`arcsim::run_repeated`]), with a progress display; a Ctrl-C stops them and writes
+/// nothing.
+fn run_seeds(cfg: &arcsim::Config, out: &Path) -> Result<Repeated> {
+    let reps = cfg.simulation.repetitions.max(1) as u64;
+    let mut runs = Vec::with_capacity(reps as usize);
+    let mut progress = crate::progress::RunProgress::new();
+    for k in 0..reps {
+        let mut c = cfg.clone();
+        c.simulation.seed = cfg.simulation.seed.wrapping_add(k);
+        let outcome = arcsim::run_with(&c, &mut |t| {
+            progress.set((k as f64 + t.done) / reps as f64);
+            !crate::interrupt::requested()
+        });
+        match outcome {
+            Ok(r) => runs.push(r),
+            Err(arcsim::SimError::Interrupted { cycles }) => {
+                progress.finish();
+                return Err(crate::interrupt::interrupted(format!(
+                    "the simulation stopped after {cycles} cycles{}, before its end: nothing written, {} left as it was",
+                    if reps > 1 {
+                        format!(" (seed {} of {reps})", k + 1)
+                    } else {
+                        String::new()
+                    },
+                    out.display()
+                )));
+            }
+            Err(e) => {
+                progress.finish();
+                return Err(e.into());
+            }
+        }
+    }
+    progress.finish();
+    Ok(Repeated::of(runs))
+}
+
 /// series.csv: the time series, one row per window (result.json's `series.points`).
 fn write_series_csv(s: &arcsim::stats::Series, path: &Path) -> Result<()> {
-    let mut w =
-        csv::Writer::from_path(path).with_context(|| format!("writing {}", path.display()))?;
+    crate::output::write_csv(path, |w| write_series_rows(s, w))
+}
+
+fn write_series_rows(s: &arcsim::stats::Series, w: &mut csv::Writer<Vec<u8>>) -> Result<()> {
     w.write_record([
         "cycle",
         "accepted_load",
@@ -141,8 +187,7 @@ fn write_series_csv(s: &arcsim::stats::Series, path: &Path) -> Result<()> {
             format!("{:.6}", o.escape),
         ])?;
     }
-    w.flush()
-        .with_context(|| format!("writing {}", path.display()))
+    Ok(())
 }
 
 fn summary_of(rep: &Repeated) -> RepeatedSummary<'_> {

@@ -36,14 +36,151 @@ pub struct SweepArgs {
     /// Plot title.
     #[arg(long)]
     pub title: Option<String>,
+    /// Run every simulation again instead of reusing those stored in OUT/runs/ with the
+    /// same configuration (an interrupted sweep run again resumes from them).
+    #[arg(long)]
+    pub fresh: bool,
 }
 
 /// One point of a sweep in the JSON output (its offered load is `result.offered_load`).
-#[derive(Serialize)]
 pub struct SweepPoint {
     pub curve: String,
-    #[serde(flatten)]
+    /// What this point sets beyond the sweep's configuration: its `--vary` values and its
+    /// load, as `KEY=VALUE`.
+    pub overrides: Vec<String>,
+    /// The settings that most often explain a difference between results.
+    pub settings: Settings,
+    /// Why the point has no result: one of its simulations failed (a deadlock, a burst not
+    /// consumed in time); `result` then holds no run, only the offered load.
+    pub failure: Option<String>,
     pub result: Repeated,
+}
+
+/// The settings of a point that sweep.csv shows beside its measurements (the complete
+/// configuration is in sweep.json and config.toml).
+#[derive(Serialize, Clone, Debug)]
+pub struct Settings {
+    pub routing: &'static str,
+    pub seed: u64,
+    pub warmup_cycles: u64,
+    pub measure_cycles: u64,
+    pub packet_length: u32,
+    pub buffer_injection: u32,
+    pub buffer_local: u32,
+    pub buffer_global: u32,
+    /// VCs in use (0 in the configuration: what the routing needs).
+    pub vcs_local: usize,
+    pub vcs_global: usize,
+    pub vcs_injection: usize,
+    pub local_latency: u32,
+    pub global_latency: u32,
+}
+
+impl Settings {
+    pub fn of(cfg: &Config) -> Settings {
+        let auto = arcsim::routing::default_vcs(cfg.routing.algorithm);
+        let (r, t, sim) = (&cfg.router, &cfg.topology, &cfg.simulation);
+        Settings {
+            routing: cfg.routing.algorithm.name(),
+            seed: sim.seed,
+            warmup_cycles: sim.warmup_cycles,
+            measure_cycles: sim.measure_cycles,
+            packet_length: r.packet_length,
+            buffer_injection: r.buffer_injection,
+            buffer_local: r.buffer_local,
+            buffer_global: r.buffer_global,
+            vcs_local: arcsim::engine::effective_vcs(r.vcs_local, auto.local),
+            vcs_global: arcsim::engine::effective_vcs(r.vcs_global, auto.global),
+            vcs_injection: r.vcs_injection,
+            local_latency: t.local_latency,
+            global_latency: t.global_latency,
+        }
+    }
+
+    const COLUMNS: [&'static str; 13] = [
+        "routing",
+        "seed",
+        "warmup_cycles",
+        "measure_cycles",
+        "packet_length",
+        "buffer_injection",
+        "buffer_local",
+        "buffer_global",
+        "vcs_local",
+        "vcs_global",
+        "vcs_injection",
+        "local_latency",
+        "global_latency",
+    ];
+
+    fn cells(&self) -> Vec<String> {
+        vec![
+            self.routing.to_string(),
+            self.seed.to_string(),
+            self.warmup_cycles.to_string(),
+            self.measure_cycles.to_string(),
+            self.packet_length.to_string(),
+            self.buffer_injection.to_string(),
+            self.buffer_local.to_string(),
+            self.buffer_global.to_string(),
+            self.vcs_local.to_string(),
+            self.vcs_global.to_string(),
+            self.vcs_injection.to_string(),
+            self.local_latency.to_string(),
+            self.global_latency.to_string(),
+        ]
+    }
+}
+
+/// What sweep.json records beside its points: how the sweep was made.
+pub struct SweepMeta {
+    /// The command line's `--set` overrides (applied to every point).
+    pub set: Vec<String>,
+    /// The `--vary` lists.
+    pub vary: Vec<String>,
+    /// The complete configuration every point starts from (before its overrides).
+    pub config: serde_json::Value,
+}
+
+impl Serialize for SweepPoint {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Done<'a> {
+            curve: &'a str,
+            overrides: &'a [String],
+            settings: &'a Settings,
+            #[serde(flatten)]
+            result: &'a Repeated,
+        }
+        /// A failed point has no measurement to show, not zeros.
+        #[derive(Serialize)]
+        struct Failed<'a> {
+            curve: &'a str,
+            overrides: &'a [String],
+            settings: &'a Settings,
+            offered_load: f64,
+            failed: bool,
+            failure: &'a str,
+        }
+        match &self.failure {
+            None => Done {
+                curve: &self.curve,
+                overrides: &self.overrides,
+                settings: &self.settings,
+                result: &self.result,
+            }
+            .serialize(s),
+            Some(f) => Failed {
+                curve: &self.curve,
+                overrides: &self.overrides,
+                settings: &self.settings,
+                offered_load: self.result.offered_load,
+                failed: true,
+                failure: f,
+            }
+            .serialize(s),
+        }
+    }
 }
 
 /// Parse a load list: comma-separated single loads and `START:STOP:STEP` ranges (inclusive,
@@ -231,18 +368,20 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
 /// enough that starting them is quick.
 const MAX_THREADS: usize = 1024;
 
-/// Run independent simulations on `threads` workers (None or 0: one per core) with a
-/// progress bar (or, in a log, a line a minute); results come back in job order, whatever
-/// the number of threads.
-pub fn run_jobs(
-    jobs: &[Config],
-    threads: Option<usize>,
-) -> Result<Vec<Result<RunResult, arcsim::SimError>>> {
-    run_jobs_with(jobs, threads, |_, _| {})
+/// How many of `jobs` fit in memory at once: the limit ([`arcsim::config::memory::limit`])
+/// over the largest estimate; None when no limit is known.
+fn fit_in_memory(jobs: &[Config]) -> Option<usize> {
+    let need = jobs.iter().map(arcsim::config::memory::estimate).max()?;
+    let limit = arcsim::config::memory::limit(jobs.first()?)?;
+    Some((limit / need.max(1)) as usize)
 }
 
-/// [`run_jobs`], calling `done(index, outcome)` as each simulation finishes (from a worker
-/// thread, in completion order), e.g. to save it at once.
+/// Run independent simulations on `threads` workers (None or 0: one per core) with a
+/// progress bar (or, in a log, a line a minute); results come back in job order, whatever
+/// the number of threads. `done(index, outcome)` is called as each simulation finishes (from a worker
+/// thread, in completion order), e.g. to save it at once. After a Ctrl-C
+/// ([`crate::interrupt`]) the running simulations stop and the others do not start: their
+/// outcome is [`arcsim::SimError::Interrupted`], and `done` is not called for them.
 pub fn run_jobs_with(
     jobs: &[Config],
     threads: Option<usize>,
@@ -253,8 +392,22 @@ pub fn run_jobs_with(
             bail!("--threads {t}: at most {MAX_THREADS} (0 or none = one per core)");
         }
     }
-    // No more threads than jobs (0 = rayon's default, one per core).
-    let threads = threads.unwrap_or(0).min(jobs.len());
+    // No more threads than jobs (0 = rayon's default, one per core), and no more
+    // simulations at once than fit in memory.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let wanted = match threads.unwrap_or(0) {
+        0 => cores,
+        t => t,
+    }
+    .min(jobs.len());
+    let threads = wanted.min(fit_in_memory(jobs).unwrap_or(usize::MAX)).max(1);
+    if threads < wanted {
+        eprintln!(
+            "arcsim: running {threads} simulations at once, not {wanted}: each needs up to about {} and the limit is {} (simulation.memory_limit_mib; 0: the machine's memory)",
+            arcsim::config::memory::human(jobs.iter().map(arcsim::config::memory::estimate).max().unwrap_or(0)),
+            arcsim::config::memory::human(arcsim::config::memory::limit(&jobs[0]).unwrap_or(0)),
+        );
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -264,9 +417,15 @@ pub fn run_jobs_with(
         jobs.par_iter()
             .enumerate()
             .map(|(i, c)| {
-                let r = arcsim::run(c);
-                done(i, &r);
-                progress.inc();
+                if crate::interrupt::requested() {
+                    return Err(arcsim::SimError::Interrupted { cycles: 0 });
+                }
+                let r = arcsim::run_with(c, &mut |_| !crate::interrupt::requested());
+                if !matches!(r, Err(arcsim::SimError::Interrupted { .. })) {
+                    done(i, &r);
+                    progress.inc();
+                    crate::interrupt::finished_one();
+                }
                 r
             })
             .collect()
@@ -316,34 +475,108 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     crate::load::warn_unused_keys(&jobs, &named, true);
     crate::load::print_advisories(&jobs);
     // Before the simulations, so that a bad --out does not waste them.
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
-    let results = run_jobs(&jobs, args.threads)?;
+    crate::output::check_writable(&args.out)?;
+    // Each simulation is stored in OUT/runs/ as it finishes (as a figure's are): an
+    // interrupted sweep run again resumes, and a failed one is recorded, not fatal.
+    let runs = args.out.join("runs");
+    let texts: Vec<String> = jobs
+        .iter()
+        .map(|c| c.to_toml_string())
+        .collect::<std::result::Result<_, _>>()?;
+    let binary = crate::figure::store::binary_id().unwrap_or_default();
+    let results = crate::figure::store::simulate(
+        &jobs,
+        &texts,
+        &runs,
+        &binary,
+        args.fresh,
+        args.threads,
+        false,
+    )?;
     let mut points = Vec::new();
     let mut iter = results.into_iter();
     let mut reps = reps_of.into_iter();
-    for (label, _) in curves.iter() {
+    let mut first_job = 0;
+    for (label, sets) in curves.iter() {
         for load in loads.iter() {
             let n = reps.next().expect("one repetition count per point");
+            let settings = Settings::of(&jobs[first_job]);
+            first_job += n;
+            let mut overrides = sets.clone();
+            overrides.push(format!("traffic.load={load}"));
             let mut runs = Vec::with_capacity(n);
-            for _ in 0..n {
-                let r = iter.next().expect("one result per job");
-                runs.push(r.with_context(|| format!("curve {label}, load {load}"))?);
+            let mut failures = Vec::new();
+            for k in 0..n {
+                match iter.next().expect("one result per job") {
+                    Ok(r) => runs.push(r),
+                    Err(e) if n > 1 => failures.push(format!("seed {} of {n}: {e}", k + 1)),
+                    Err(e) => failures.push(e),
+                }
             }
+            let failure = (!failures.is_empty()).then(|| failures.join("; "));
+            let result = match failure {
+                None => Repeated::of(runs),
+                // No run to take the offered load from.
+                Some(_) => Repeated {
+                    offered_load: *load,
+                    ..Repeated::of(Vec::new())
+                },
+            };
             points.push(SweepPoint {
                 curve: label.clone(),
-                result: Repeated::of(runs),
+                overrides,
+                settings,
+                failure,
+                result,
             });
         }
     }
-    write_outputs(&args.out, &points, args.title.as_deref())?;
+    // The configuration every point starts from: the file and --set (each point's --vary
+    // values and load are its `overrides`).
+    let mut base_tree = tree.clone();
+    for set in &args.set {
+        arcsim::config::apply_override(&mut base_tree, set)?;
+    }
+    let base = Config::from_value(base_tree).unwrap_or_else(|_| jobs[0].clone());
+    crate::output::write(
+        &args.out.join("config.toml"),
+        crate::provenance::config_file(&base)?.as_bytes(),
+    )?;
+    let meta = SweepMeta {
+        set: args.set.clone(),
+        vary: args.vary.clone(),
+        config: base.to_complete_json(),
+    };
+    write_outputs(&args.out, &points, args.title.as_deref(), &meta)?;
     print_table(&points);
     println!(
-        "wrote {}/sweep.csv, sweep.json, latency.{{svg,png}}, throughput.{{svg,png}}, links.{{svg,png}}",
+        "wrote {}/sweep.csv, sweep.json, config.toml, latency.{{svg,png}}, throughput.{{svg,png}}, links.{{svg,png}}",
         args.out.display()
     );
+    let failed: Vec<String> = points
+        .iter()
+        .filter_map(|p| {
+            p.failure
+                .as_ref()
+                .map(|f| format!("{} at load {}: {f}", p.curve, p.result.offered_load))
+        })
+        .collect();
+    if !failed.is_empty() {
+        return Err(anyhow::Error::new(crate::interrupt::Exit {
+            code: EXIT_SOME_FAILED,
+            message: format!(
+                "{} of {} points failed (recorded in sweep.csv and sweep.json, every other point written): {}",
+                failed.len(),
+                points.len(),
+                failed.join("; ")
+            ),
+        }));
+    }
     Ok(())
 }
+
+/// Exit status of a sweep some of whose points failed (every output still written).
+pub const EXIT_SOME_FAILED: u8 = 3;
 
 fn print_table(points: &[SweepPoint]) {
     // With several seeds per point, the 95% confidence half-widths follow the means.
@@ -360,6 +593,10 @@ fn print_table(points: &[SweepPoint]) {
     );
     for p in points {
         let r = &p.result;
+        if let Some(f) = &p.failure {
+            println!("{:<24} {:>8.3} failed: {f}", p.curve, r.offered_load);
+            continue;
+        }
         let (acc, lat) = if ci {
             (
                 format!("{:.4} ±{:.4}", r.accepted_load.mean, r.accepted_load.ci95),
@@ -381,12 +618,16 @@ fn print_table(points: &[SweepPoint]) {
     }
 }
 
-pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<()> {
+pub fn write_outputs(
+    out: &Path,
+    points: &[SweepPoint],
+    title: Option<&str>,
+    meta: &SweepMeta,
+) -> Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let csv_path = out.join("sweep.csv");
-    let mut w = csv::Writer::from_path(&csv_path)
-        .with_context(|| format!("writing {}", csv_path.display()))?;
-    w.write_record([
+    let mut w = crate::output::csv_file(&csv_path);
+    let header = [
         "curve",
         "offered_load",
         "accepted_load",
@@ -412,9 +653,39 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
         "in_flight",
         "repetitions",
         "wall_seconds",
-    ])?;
+        "failure",
+    ];
+    // The point's settings and overrides follow (the last column: --set, then the point's
+    // own, separated by "; ").
+    let mut header: Vec<&str> = header.to_vec();
+    let failure_col = header.len() - 1;
+    header.extend(Settings::COLUMNS);
+    header.push("overrides");
+    w.write_record(&header)?;
+    let provenance = |p: &SweepPoint| -> Vec<String> {
+        let mut cells = p.settings.cells();
+        cells.push(
+            meta.set
+                .iter()
+                .chain(&p.overrides)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        cells
+    };
     for p in points {
         let r = &p.result;
+        if let Some(f) = &p.failure {
+            // No measurement: empty cells, not zeros.
+            let mut row = vec![String::new(); failure_col];
+            row[0] = p.curve.clone();
+            row[1] = format!("{}", r.offered_load);
+            row.push(f.clone());
+            row.extend(provenance(p));
+            w.write_record(&row)?;
+            continue;
+        }
         let sum = |f: &dyn Fn(&RunResult) -> u64| r.runs.iter().map(f).sum::<u64>().to_string();
         // Means over the seeds.
         let mean = |f: &dyn Fn(&RunResult) -> f64| {
@@ -423,7 +694,7 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
                 r.runs.iter().map(f).sum::<f64>() / r.runs.len().max(1) as f64
             )
         };
-        w.write_record([
+        let mut row = vec![
             p.curve.clone(),
             format!("{}", p.result.offered_load),
             format!("{:.6}", r.accepted_load.mean),
@@ -452,16 +723,35 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
             sum(&|x| x.packets.in_flight),
             r.repetitions.to_string(),
             format!("{:.3}", r.runs.iter().map(|x| x.wall_seconds).sum::<f64>()),
-        ])?;
+            String::new(),
+        ];
+        row.extend(provenance(p));
+        w.write_record(&row)?;
     }
-    w.flush()?;
+    w.finish()?;
     let json_path = out.join("sweep.json");
-    std::fs::write(&json_path, serde_json::to_string_pretty(points)?)
-        .with_context(|| format!("writing {}", json_path.display()))?;
+    #[derive(Serialize)]
+    struct SweepFile<'a> {
+        arcsim: crate::provenance::Build,
+        set: &'a [String],
+        vary: &'a [String],
+        config: &'a serde_json::Value,
+        points: &'a [SweepPoint],
+    }
+    let file = SweepFile {
+        arcsim: crate::provenance::BUILD,
+        set: &meta.set,
+        vary: &meta.vary,
+        config: &meta.config,
+        points,
+    };
+    crate::output::write(&json_path, serde_json::to_string_pretty(&file)?.as_bytes())?;
     plot_sweep(out, points, title)
 }
 
 fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<()> {
+    // A failed point has nothing to draw.
+    let done: Vec<&SweepPoint> = points.iter().filter(|p| p.failure.is_none()).collect();
     let mut labels: Vec<&str> = Vec::new();
     for p in points {
         if !labels.contains(&p.curve.as_str()) {
@@ -473,10 +763,10 @@ fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<
             .iter()
             .map(|l| Curve {
                 label: l.to_string(),
-                points: points
+                points: done
                     .iter()
                     .filter(|p| p.curve == *l)
-                    .filter_map(f)
+                    .filter_map(|p| f(p))
                     .collect(),
             })
             .collect()

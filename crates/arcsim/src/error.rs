@@ -32,4 +32,7 @@ pub enum SimError {
         delivered: u64,
         total: u64,
     },
+    /// Stopped on request ([`crate::Simulator::run_with`]), e.g. by Ctrl-C.
+    #[error("interrupted after {cycles} cycles")]
+    Interrupted { cycles: u64 },
 }

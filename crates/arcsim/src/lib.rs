@@ -20,7 +20,7 @@ pub mod topology;
 pub mod traffic;
 
 pub use config::Config;
-pub use engine::{build, run, Simulator};
+pub use engine::{build, run, run_with, Simulator, Tick};
 pub use error::{ConfigError, SimError};
 pub use stats::RunResult;
 

@@ -24,7 +24,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         .and_then(|b| spec.curve.iter().position(|c| &c.label == b))
         .unwrap_or(0);
     let base_label = &spec.curve[base_idx].label;
-    let mut w = csv::Writer::from_path(out.join("bursts.csv"))?;
+    let mut w = crate::output::csv_file(out.join("bursts.csv"));
     w.write_record([
         "panel",
         "curve",
@@ -80,12 +80,12 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         half_done.push(Vec::new());
         entered.push(Vec::new());
         let mut hop_curves = Vec::new();
-        let mut hop_csv = csv::Writer::from_path({
+        let mut hop_csv = crate::output::csv_file({
             std::fs::create_dir_all(out.join(pname))?;
             out.join(pname).join("hops.csv")
-        })?;
+        });
         hop_csv.write_record(["curve", "hops", "packets", "fraction"])?;
-        let mut entries_csv = csv::Writer::from_path(out.join(pname).join("entries.csv"))?;
+        let mut entries_csv = crate::output::csv_file(out.join(pname).join("entries.csv"));
         entries_csv.write_record(["curve", "entries", "packets", "fraction"])?;
         let mut entry_curves = Vec::new();
         for (ci, (rep, failures)) in reps.iter().enumerate() {
@@ -226,8 +226,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             }
         }
         writeln!(report)?;
-        hop_csv.flush()?;
-        entries_csv.flush()?;
+        hop_csv.finish()?;
+        entries_csv.finish()?;
         // Shares of packets by count, log scale: the tails are single packets in millions.
         let shares = |stem: &str, what: &str, x_label: &str, curves: &[Curve]| {
             line_plot(
@@ -262,7 +262,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             &hop_curves,
         )?;
     }
-    w.flush()?;
+    w.finish()?;
     // The paper's summary of such a figure: mean and range over the patterns.
     writeln!(
         report,
@@ -363,7 +363,7 @@ fn write_delivery(
     if firsts.is_empty() {
         return Ok(());
     }
-    let mut w = csv::Writer::from_path(dir.join("delivery.csv"))?;
+    let mut w = crate::output::csv_file(dir.join("delivery.csv"));
     w.write_record([
         "curve",
         "cycle",
@@ -401,7 +401,7 @@ fn write_delivery(
                 .collect(),
         });
     }
-    w.flush()?;
+    w.finish()?;
     line_plot(
         &dir.join("delivery"),
         &PlotSpec::linear(title, "cycle", "accepted load, phits/(node·cycle)"),

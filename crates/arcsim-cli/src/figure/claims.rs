@@ -990,7 +990,7 @@ pub(super) fn write(
         return Ok(());
     }
     let tables = Tables::read(plan, out)?;
-    let mut csv = csv::Writer::from_path(out.join("claims.csv"))?;
+    let mut csv = crate::output::csv_file(out.join("claims.csv"));
     csv.write_record([
         "claim", "panel", "curve", "metric", "verdict", "value", "detail",
     ])?;
@@ -1023,7 +1023,7 @@ pub(super) fn write(
             o.detail,
         ])?;
     }
-    csv.flush()?;
+    csv.finish()?;
     let parts: Vec<String> = ["holds", "differs", "not checked"]
         .iter()
         .filter_map(|w| count.get(w).map(|n| format!("{w}: {n}")))

@@ -17,7 +17,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
     for (pi, (pname, ptitle)) in plan.panels.iter().enumerate() {
         let dir = out.join(pname);
         std::fs::create_dir_all(&dir)?;
-        let mut w = csv::Writer::from_path(dir.join("injected.csv"))?;
+        let mut w = crate::output::csv_file(dir.join("injected.csv"));
         w.write_record([
             "curve",
             "group",
@@ -121,7 +121,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 None,
             )?;
         }
-        w.flush()?;
+        w.finish()?;
     }
     Ok(())
 }

@@ -20,13 +20,12 @@ mod burst;
 mod claims;
 mod injection;
 mod spec;
-mod store;
+pub(crate) mod store;
 mod sweep;
 mod transient;
 
-use crate::sweep::run_jobs_with;
 use anyhow::{bail, Context, Result};
-use arcsim::{Config, RunResult, SimError};
+use arcsim::{Config, RunResult};
 use spec::{jobs, plan, Job, Kind, Plan};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -179,6 +178,12 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     };
     let mut report = String::new();
     writeln!(report, "# {}", spec.title)?;
+    writeln!(
+        report,
+        "made by {}; every simulation's complete configuration is in {}",
+        crate::provenance::describe(),
+        runs.display()
+    )?;
     if let Some(n) = &plan.scale_note {
         writeln!(report, "{n}")?;
     }
@@ -220,7 +225,7 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     }
     claims::write(&plan, &out, &panel_info, &mut report)?;
     print!("{report}");
-    std::fs::write(out.join("summary.txt"), &report).context("writing summary.txt")?;
+    crate::output::write(&out.join("summary.txt"), report.as_bytes())?;
     println!("wrote {}/", out.display());
     Ok(())
 }
@@ -234,63 +239,8 @@ fn simulate(
     runs: &Path,
     binary: &str,
 ) -> Result<Vec<Stored>> {
-    // Before the simulations, so that a bad --out does not waste them.
-    std::fs::create_dir_all(runs).with_context(|| format!("creating {}", runs.display()))?;
-    // Simulations already stored with the same configuration are reused (store.rs).
-    // Those another build stored are run again, and counted to say so.
-    let reuse = !args.fresh && !binary.is_empty();
-    let mut foreign = 0;
-    let mut results: Vec<Option<Stored>> = texts
-        .iter()
-        .map(
-            |t| match reuse.then(|| store::load_any(runs, t)).flatten() {
-                Some((stored, by)) if by == binary => Some(stored),
-                Some(_) => {
-                    foreign += 1;
-                    None
-                }
-                None => None,
-            },
-        )
-        .collect();
-    let todo: Vec<usize> = (0..jobs.len()).filter(|&i| results[i].is_none()).collect();
-    if todo.len() < jobs.len() {
-        eprintln!(
-            "reusing {} stored simulations from {} (--fresh runs them again)",
-            jobs.len() - todo.len(),
-            runs.display()
-        );
-    }
-    if foreign > 0 {
-        // Say why a figure that looks stored runs again, and the way out when only the report
-        // changed.
-        eprintln!(
-            "running again {foreign} simulations stored in {} by another build of arcsim \
-             (after a change to the report alone, --redraw shows them without simulating)",
-            runs.display()
-        );
-    }
-    let cfgs: Vec<Config> = todo.iter().map(|&i| jobs[i].cfg.clone()).collect();
-    let save_error = std::sync::Mutex::new(None);
-    let fresh = run_jobs_with(&cfgs, args.threads, |k, r| {
-        let stored: Stored = match r {
-            Ok(x) => Ok(x.clone()),
-            Err(e) => Err(failure_text(e)),
-        };
-        if let Err(e) = store::save(runs, binary, &texts[todo[k]], &stored) {
-            save_error.lock().expect("not poisoned").get_or_insert(e);
-        }
-    })?;
-    if let Some(e) = save_error.into_inner().expect("not poisoned") {
-        return Err(e);
-    }
-    for (&i, r) in todo.iter().zip(fresh) {
-        results[i] = Some(r.map_err(|e| failure_text(&e)));
-    }
-    Ok(results
-        .into_iter()
-        .map(|r| r.expect("every simulation stored or run"))
-        .collect())
+    let cfgs: Vec<Config> = jobs.iter().map(|j| j.cfg.clone()).collect();
+    store::simulate(&cfgs, texts, runs, binary, args.fresh, args.threads, true)
 }
 
 /// `--redraw`: every simulation of the figure from OUT/runs/, whatever build stored it, and
@@ -364,18 +314,6 @@ fn cells(jobs: &[Job], results: Vec<Stored>) -> BTreeMap<(usize, usize, usize), 
 struct Cell {
     pub runs: Vec<RunResult>,
     pub failures: Vec<String>,
-}
-
-fn failure_text(e: &SimError) -> String {
-    match e {
-        SimError::BurstTimeout {
-            max_cycles,
-            delivered,
-            total,
-        } => format!("not consumed: {delivered} of {total} packets in {max_cycles} cycles"),
-        SimError::Deadlock(_) => "deadlock (watchdog)".to_string(),
-        other => other.to_string(),
-    }
 }
 
 fn slug(s: &str) -> String {

@@ -408,6 +408,14 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
                 }
                 let cfg = finish(tree.clone(), &sets)
                     .with_context(|| format!("panel {pname}, curve {}", curve.label))?;
+                if spec.kind == Kind::Burst && cfg.traffic.burst_packets == 0 {
+                    // It would run at traffic.load for a fixed window and report a
+                    // consumption time of NaN.
+                    bail!(
+                        "panel {pname}, curve {}: a burst figure (kind = \"burst\") needs burst mode, but traffic.burst_packets = 0 here: set traffic.burst_packets > 0 in the spec's configuration or `set` (or --set traffic.burst_packets=N), or use another kind",
+                        curve.label
+                    );
+                }
                 let reps = cfg.simulation.repetitions.max(1) as u64;
                 for k in 0..reps {
                     let mut c = cfg.clone();

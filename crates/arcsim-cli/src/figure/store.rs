@@ -9,8 +9,8 @@
 //! it takes the stored outcome whatever build made it (after a change to the report alone)
 //! and the summary names the builds it came from.
 
-use anyhow::{Context, Result};
-use arcsim::RunResult;
+use anyhow::Result;
+use arcsim::{Config, RunResult, SimError};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -21,6 +21,12 @@ pub type Stored = std::result::Result<RunResult, String>;
 struct Entry {
     config: String,
     binary: String,
+    /// The git commit the binary was built from (provenance; not part of the identity).
+    #[serde(default)]
+    commit: String,
+    /// The complete configuration, every key (provenance; `config` is the identity).
+    #[serde(default)]
+    complete_config: String,
     result: Option<RunResult>,
     failure: Option<String>,
 }
@@ -69,19 +75,117 @@ pub fn load_any(dir: &Path, config: &str) -> Option<(Stored, String)> {
     Some((stored, e.binary))
 }
 
-pub fn save(dir: &Path, binary: &str, config: &str, outcome: &Stored) -> Result<()> {
+/// Store the outcome of the simulation of `cfg`, whose text (the identity) is `config`.
+pub fn save(dir: &Path, binary: &str, cfg: &Config, config: &str, outcome: &Stored) -> Result<()> {
     let e = Entry {
         config: config.to_string(),
         binary: binary.to_string(),
+        commit: crate::provenance::BUILD.commit.to_string(),
+        complete_config: cfg.to_complete_toml_string()?,
         result: outcome.as_ref().ok().cloned(),
         failure: outcome.as_ref().err().cloned(),
     };
-    let p = path(dir, config);
     // Written whole, then renamed: an interruption never leaves half a file behind.
-    let tmp = p.with_extension("json.tmp");
-    std::fs::write(&tmp, serde_json::to_string(&e)?)
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, &p).with_context(|| format!("writing {}", p.display()))
+    crate::output::write(&path(dir, config), serde_json::to_string(&e)?.as_bytes())
+}
+
+/// Every simulation of `cfgs` (`texts`: their configurations as the store keys them): those
+/// stored in `runs` by this build are reused (not with `fresh`), the rest run now on
+/// `threads` workers and stored as each finishes, failures included. Outcomes in the order of
+/// `cfgs`. Interrupted (Ctrl-C), it stops with an error saying how many are kept.
+pub fn simulate(
+    cfgs: &[Config],
+    texts: &[String],
+    runs: &Path,
+    binary: &str,
+    fresh: bool,
+    threads: Option<usize>,
+    redraw_hint: bool,
+) -> Result<Vec<Stored>> {
+    // Before the simulations, so that a bad --out does not waste them.
+    crate::output::check_writable(runs)?;
+    // Simulations already stored with the same configuration are reused.
+    // Those another build stored are run again, and counted to say so.
+    let reuse = !fresh && !binary.is_empty();
+    let mut foreign = 0;
+    let mut results: Vec<Option<Stored>> = texts
+        .iter()
+        .map(|t| match reuse.then(|| load_any(runs, t)).flatten() {
+            Some((stored, by)) if by == binary => Some(stored),
+            Some(_) => {
+                foreign += 1;
+                None
+            }
+            None => None,
+        })
+        .collect();
+    let todo: Vec<usize> = (0..cfgs.len()).filter(|&i| results[i].is_none()).collect();
+    if todo.len() < cfgs.len() {
+        eprintln!(
+            "reusing {} stored simulations from {} (--fresh runs them again)",
+            cfgs.len() - todo.len(),
+            runs.display()
+        );
+    }
+    if foreign > 0 {
+        // Say why a batch that looks stored runs again, and the way out when only the report
+        // changed (`redraw_hint`: the command has --redraw).
+        eprintln!(
+            "running again {foreign} simulations stored in {} by another build of arcsim{}",
+            runs.display(),
+            if redraw_hint {
+                " (after a change to the report alone, --redraw shows them without simulating)"
+            } else {
+                ""
+            }
+        );
+    }
+    let jobs: Vec<Config> = todo.iter().map(|&i| cfgs[i].clone()).collect();
+    let save_error = std::sync::Mutex::new(None);
+    let fresh_results = crate::sweep::run_jobs_with(&jobs, threads, |k, r| {
+        let stored: Stored = match r {
+            Ok(x) => Ok(x.clone()),
+            Err(e) => Err(failure_text(e)),
+        };
+        if let Err(e) = save(runs, binary, &jobs[k], &texts[todo[k]], &stored) {
+            save_error.lock().expect("not poisoned").get_or_insert(e);
+        }
+    })?;
+    if let Some(e) = save_error.into_inner().expect("not poisoned") {
+        return Err(e);
+    }
+    let mut interrupted = 0;
+    for (&i, r) in todo.iter().zip(fresh_results) {
+        match r {
+            Err(SimError::Interrupted { .. }) => interrupted += 1,
+            r => results[i] = Some(r.map_err(|e| failure_text(&e))),
+        }
+    }
+    if interrupted > 0 {
+        let kept = cfgs.len() - interrupted;
+        return Err(crate::interrupt::interrupted(format!(
+            "{kept} of {} simulations finished and are kept in {}; the same command run again resumes from them",
+            cfgs.len(),
+            runs.display()
+        )));
+    }
+    Ok(results
+        .into_iter()
+        .map(|r| r.expect("every simulation stored or run"))
+        .collect())
+}
+
+/// A failed simulation's outcome as tables show it.
+pub fn failure_text(e: &SimError) -> String {
+    match e {
+        SimError::BurstTimeout {
+            max_cycles,
+            delivered,
+            total,
+        } => format!("not consumed: {delivered} of {total} packets in {max_cycles} cycles"),
+        SimError::Deadlock(_) => "deadlock (watchdog)".to_string(),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -105,7 +209,7 @@ mod tests {
         result.misrouted_fraction = awkward;
         let dir = std::env::temp_dir().join(format!("arcsim-store-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        save(&dir, "arcsim test", "config", &Ok(result.clone())).unwrap();
+        save(&dir, "arcsim test", &cfg, "config", &Ok(result.clone())).unwrap();
         let (back, by) = load_any(&dir, "config").expect("stored");
         let _ = std::fs::remove_dir_all(&dir);
         let back = back.expect("a result");

@@ -1,7 +1,7 @@
 //! Sweep figures: accepted load and latency against offered load, one plot per panel.
 
 use super::Finished;
-use crate::sweep::{write_outputs, SweepPoint};
+use crate::sweep::{write_outputs, Settings, SweepMeta, SweepPoint};
 use anyhow::Result;
 use arcsim::stats::summary::Repeated;
 use std::fmt::Write as _;
@@ -11,10 +11,10 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         plan,
         mut cells,
         out,
-        ..
+        jobs,
     } = f;
     let spec = &plan.spec;
-    let mut summary = csv::Writer::from_path(out.join("summary.csv"))?;
+    let mut summary = crate::output::csv_file(out.join("summary.csv"));
     summary.write_record([
         "panel",
         "curve",
@@ -56,8 +56,15 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 if li == 0 {
                     first_lat = rep.latency_mean.mean;
                 }
+                let job = jobs
+                    .iter()
+                    .find(|j| (j.panel, j.curve, j.load) == (pi, ci, li))
+                    .expect("a job per cell");
                 points.push(SweepPoint {
                     curve: curve.label.clone(),
+                    overrides: vec![format!("traffic.load={load}")],
+                    settings: Settings::of(&job.cfg),
+                    failure: None,
                     result: rep,
                 });
             }
@@ -87,8 +94,19 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             ])?;
         }
         let title = plan.title(ptitle);
-        write_outputs(&out.join(pname), &points, Some(&title))?;
+        // The panel's configuration: its first simulation's (each point's load and seed
+        // aside; every simulation's is in OUT/runs/).
+        let meta = SweepMeta {
+            set: Vec::new(),
+            vary: Vec::new(),
+            config: jobs
+                .iter()
+                .find(|j| j.panel == pi)
+                .map(|j| j.cfg.to_complete_json())
+                .unwrap_or_default(),
+        };
+        write_outputs(&out.join(pname), &points, Some(&title), &meta)?;
     }
-    summary.flush()?;
+    summary.finish()?;
     Ok(())
 }

@@ -19,7 +19,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
     for (pi, (pname, ptitle)) in plan.panels.iter().enumerate() {
         let dir = out.join(pname);
         std::fs::create_dir_all(&dir)?;
-        let mut w = csv::Writer::from_path(dir.join("series.csv"))?;
+        let mut w = crate::output::csv_file(dir.join("series.csv"));
         w.write_record([
             "curve",
             "cycle",
@@ -60,7 +60,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             }
         )?;
         let mut curves = Vec::new();
-        let mut tw = csv::Writer::from_path(dir.join("throughput.csv"))?;
+        let mut tw = crate::output::csv_file(dir.join("throughput.csv"));
         tw.write_record([
             "curve",
             "cycle",
@@ -244,8 +244,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     .collect(),
             });
         }
-        w.flush()?;
-        tw.flush()?;
+        w.finish()?;
+        tw.finish()?;
         writeln!(
             report,
             "\n## {ptitle}: accepted load per window, phits/(node*cycle){}",

@@ -326,19 +326,19 @@ fn write_outputs<R: Render>(stem: &Path, plot: &R) -> Result<()> {
             .map_err(draw_err)
             .with_context(|| format!("rendering {}", svg_path.display()))?;
     }
-    std::fs::write(&svg_path, svg).with_context(|| format!("writing {}", svg_path.display()))?;
+    crate::output::write(&svg_path, svg.as_bytes())?;
 
+    // Drawn into a temporary file renamed once complete (crate::output).
     let png_path = with_suffix(stem, "png");
-    let root = BitMapBackend::new(&png_path, (WIDTH, HEIGHT)).into_drawing_area();
-    let canvas = Canvas {
-        root: &root,
-        raster_text: true,
-    };
-    render_guarded(plot, &canvas).with_context(|| format!("rendering {}", png_path.display()))?;
-    root.present()
-        .map_err(draw_err)
-        .with_context(|| format!("writing {}", png_path.display()))?;
-    Ok(())
+    crate::output::with_temp(&png_path, |tmp| {
+        let root = BitMapBackend::new(tmp, (WIDTH, HEIGHT)).into_drawing_area();
+        let canvas = Canvas {
+            root: &root,
+            raster_text: true,
+        };
+        render_guarded(plot, &canvas).context("rendering")?;
+        root.present().map_err(draw_err)
+    })
 }
 
 // ---------------------------------------------------------------------------

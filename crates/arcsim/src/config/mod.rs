@@ -6,6 +6,7 @@
 
 mod flow_control;
 mod graph;
+pub mod memory;
 mod nic;
 mod overrides;
 mod router;
@@ -46,11 +47,11 @@ pub struct Config {
     /// The sections below drive the general kernel ([`crate::kernel`]); each is left out of
     /// a written configuration while at its default, so that the dragonfly engine's
     /// configurations (and the identities of stored runs) stay as they were.
-    #[serde(skip_serializing_if = "SwitchConfig::is_default")]
+    #[serde(skip_serializing_if = "skip_switch")]
     pub switch: SwitchConfig,
-    #[serde(skip_serializing_if = "FlowControlConfig::is_default")]
+    #[serde(skip_serializing_if = "skip_flow_control")]
     pub flow_control: FlowControlConfig,
-    #[serde(skip_serializing_if = "NicConfig::is_default")]
+    #[serde(skip_serializing_if = "skip_nic")]
     pub nic: NicConfig,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowSpec>,
@@ -112,9 +113,24 @@ impl Config {
         Config::from_toml_str(DEFAULT_TOML).expect("embedded default configuration is valid")
     }
 
+    /// The configuration as TOML, leaving out keys added late at their default (so that the
+    /// figure store, which keys simulations by this text, keeps the identity of runs stored
+    /// before they existed). For a complete record, [`Config::to_complete_toml_string`].
     pub fn to_toml_string(&self) -> Result<String, ConfigError> {
         toml::to_string_pretty(self)
             .map_err(|e| ConfigError::Syntax(format!("serialising the configuration: {e}")))
+    }
+
+    /// The configuration as TOML with every key, defaults included (those absent by nature
+    /// aside: `routing.bcm_bubble_global` and `traffic.change` when unset), so that a change
+    /// of a default does not change what a rerun from it simulates.
+    pub fn to_complete_toml_string(&self) -> Result<String, ConfigError> {
+        every_key(|| self.to_toml_string())
+    }
+
+    /// The configuration as JSON with every key, as [`Config::to_complete_toml_string`].
+    pub fn to_complete_json(&self) -> serde_json::Value {
+        every_key(|| serde_json::to_value(self)).expect("a configuration serialises to JSON")
     }
 
     /// Keys set to something other than their default that this configuration does not read,
@@ -183,6 +199,7 @@ impl Config {
         self.simulation.validate()?;
         self.routing.validate(&self.topology, &self.router)?;
         crate::routing::check_vcs(self)?;
+        memory::check(self)?;
         let burst = self.traffic.burst_packets;
         let len = u64::from(self.router.packet_length);
         let inject_cycles = u128::from(burst) * u128::from(len);
@@ -346,6 +363,7 @@ impl Config {
             TopologyKind::Graph => self.topology.graph.hosts.len() as u64,
         };
         validate_flows(&self.flows, nodes)?;
+        memory::check(self)?;
         Ok(())
     }
 }
@@ -388,6 +406,35 @@ fn value_at<'a>(root: &'a mut toml::Value, path: &str) -> Option<&'a mut toml::V
         }
     }
     Some(node)
+}
+
+thread_local! {
+    /// Set while [`every_key`] serialises: the `skip_serializing_if` tests of keys left out at
+    /// their default then keep them.
+    static EVERY_KEY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn skip_switch(v: &SwitchConfig) -> bool {
+    !writing_every_key() && v.is_default()
+}
+fn skip_flow_control(v: &FlowControlConfig) -> bool {
+    !writing_every_key() && v.is_default()
+}
+fn skip_nic(v: &NicConfig) -> bool {
+    !writing_every_key() && v.is_default()
+}
+
+/// Whether a serialisation writes every key ([`Config::to_complete_toml_string`]).
+fn writing_every_key() -> bool {
+    EVERY_KEY.with(|k| k.get())
+}
+
+/// Run `f` (a serialisation) with every key written.
+fn every_key<T>(f: impl FnOnce() -> T) -> T {
+    EVERY_KEY.with(|k| k.set(true));
+    let out = f();
+    EVERY_KEY.with(|k| k.set(false));
+    out
 }
 
 fn field_err(field: &str, message: impl Into<String>) -> ConfigError {
@@ -457,6 +504,31 @@ mod tests {
         assert_eq!(with(A::Min, C::None, P::Equal), 0);
         assert_eq!(with(A::Pb, C::None, P::Equal), 0);
         assert!(Config::default().advisories().is_empty());
+    }
+
+    /// Every key the complete configuration has is in the embedded default that `arcsim
+    /// config` prints, and the complete text reads back to the same configuration.
+    #[test]
+    fn the_embedded_default_lists_every_key() {
+        fn keys(v: &toml::Value, prefix: &str, out: &mut Vec<String>) {
+            if let toml::Value::Table(t) = v {
+                for (k, x) in t {
+                    let path = format!("{prefix}{k}");
+                    keys(x, &format!("{path}."), out);
+                    out.push(path);
+                }
+            }
+        }
+        let complete = Config::default().to_complete_toml_string().unwrap();
+        let short = Config::default().to_toml_string().unwrap();
+        assert!(complete.contains("crossbar_input") && !short.contains("crossbar_input"));
+        let (mut all, mut listed) = (Vec::new(), Vec::new());
+        keys(&toml::from_str(&complete).unwrap(), "", &mut all);
+        keys(&toml::from_str(DEFAULT_TOML).unwrap(), "", &mut listed);
+        let missing: Vec<_> = all.iter().filter(|k| !listed.contains(k)).collect();
+        assert!(missing.is_empty(), "default.toml lacks {missing:?}");
+        assert_eq!(Config::from_toml_str(&complete).unwrap(), Config::default());
+        assert!(Config::default().to_complete_json()["router"]["lrs_update"].is_string());
     }
 
     #[test]

@@ -11,19 +11,11 @@ pub struct NicConfig {
     /// Capacity of a NIC's injection queue in phits. A synthetic (Bernoulli) packet finding
     /// it full is not generated (counted as refused); a flow's message waits for room.
     pub queue: u32,
-    /// One admittance queue per destination in front of the injection queue: a destination
-    /// whose packets cannot advance does not hold up the NIC's packets to others (the RECN
-    /// paper's NICs). Messages move from the admittance queues to the injection queue round
-    /// robin, when it has room.
-    pub admittance: bool,
 }
 
 impl Default for NicConfig {
     fn default() -> Self {
-        NicConfig {
-            queue: 1024,
-            admittance: false,
-        }
+        NicConfig { queue: 1024 }
     }
 }
 

@@ -155,19 +155,19 @@ impl Default for RouterConfig {
 }
 
 fn is_port(v: &CrossbarInput) -> bool {
-    *v == CrossbarInput::Port
+    !super::writing_every_key() && *v == CrossbarInput::Port
 }
 
 fn is_per_phit(v: &CreditReturn) -> bool {
-    *v == CreditReturn::Phit
+    !super::writing_every_key() && *v == CreditReturn::Phit
 }
 
 fn is_on_grant(v: &LrsUpdate) -> bool {
-    *v == LrsUpdate::Grant
+    !super::writing_every_key() && *v == LrsUpdate::Grant
 }
 
 fn is_emptiest(v: &InjectionVc) -> bool {
-    *v == InjectionVc::Emptiest
+    !super::writing_every_key() && *v == InjectionVc::Emptiest
 }
 
 impl RouterConfig {

@@ -351,31 +351,31 @@ pub struct RoutingConfig {
 }
 
 fn is_false(v: &bool) -> bool {
-    !*v
+    !super::writing_every_key() && !*v
 }
 
 fn is_input(v: &EcmBuffers) -> bool {
-    *v == EcmBuffers::Input
+    !super::writing_every_key() && *v == EcmBuffers::Input
 }
 
 fn is_zero(v: &u32) -> bool {
-    *v == 0
+    !super::writing_every_key() && *v == 0
 }
 
 fn is_true(v: &bool) -> bool {
-    *v
+    !super::writing_every_key() && *v
 }
 
 fn is_zero_f64(v: &f64) -> bool {
-    *v == 0.0
+    !super::writing_every_key() && *v == 0.0
 }
 
 fn is_reference(v: &PbModel) -> bool {
-    *v == PbModel::Reference
+    !super::writing_every_key() && *v == PbModel::Reference
 }
 
 fn is_reference_valiant(v: &ValiantModel) -> bool {
-    *v == ValiantModel::Reference
+    !super::writing_every_key() && *v == ValiantModel::Reference
 }
 
 impl Default for RoutingConfig {

@@ -23,6 +23,15 @@ pub struct SimulationConfig {
     pub series_window: u64,
     /// Burst mode only: give up after this many cycles.
     pub max_cycles: u64,
+    /// Most memory one simulation may need, in MiB (0: the machine's memory). A
+    /// configuration whose estimate ([`super::memory::estimate`]) is above it is refused.
+    /// Written only when set (runs stored before the key keep their identity).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub memory_limit_mib: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    !super::writing_every_key() && *v == 0
 }
 
 impl Default for SimulationConfig {
@@ -35,6 +44,7 @@ impl Default for SimulationConfig {
             watchdog_cycles: 20_000,
             series_window: 0,
             max_cycles: 10_000_000,
+            memory_limit_mib: 0,
         }
     }
 }

@@ -91,8 +91,12 @@ pub struct TrafficConfig {
     pub change: Option<TrafficChange>,
     /// Uniform traffic may pick the source itself as destination (every node with the same
     /// probability, as in the classic head-of-line blocking analysis); general kernel only.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(skip_serializing_if = "skip_allow_self")]
     pub allow_self: bool,
+}
+
+fn skip_allow_self(v: &bool) -> bool {
+    !super::writing_every_key() && !*v
 }
 
 impl Default for TrafficConfig {

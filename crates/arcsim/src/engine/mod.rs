@@ -53,7 +53,13 @@ const NO_DST: u32 = u32::MAX;
 /// A running simulation, whatever its routing.
 pub trait Simulator {
     /// Run to the end (measurement window or burst completion) and report.
-    fn run(&mut self) -> Result<RunResult, SimError>;
+    fn run(&mut self) -> Result<RunResult, SimError> {
+        self.run_with(&mut |_| true)
+    }
+    /// [`run`](Simulator::run), calling `tick` every [`TICK_CYCLES`] cycles with how far the
+    /// run is (for a progress display); a `tick` that returns false stops the run with
+    /// [`SimError::Interrupted`]. Watching a run does not change it.
+    fn run_with(&mut self, tick: &mut dyn FnMut(Tick) -> bool) -> Result<RunResult, SimError>;
     /// Advance one cycle.
     fn step(&mut self) -> Result<(), SimError>;
     fn now(&self) -> u64;
@@ -68,6 +74,20 @@ pub trait Simulator {
     /// again in the next (no sleep on the one output it asked for).
     #[doc(hidden)]
     fn set_exhaustive_allocation(&mut self, on: bool);
+}
+
+/// Cycles between two calls of [`Simulator::run_with`]'s `tick`: rare enough to cost
+/// nothing next to the cycles themselves.
+pub const TICK_CYCLES: u64 = 4096;
+
+/// How far a running simulation is, for [`Simulator::run_with`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tick {
+    /// Cycles simulated so far.
+    pub now: u64,
+    /// Share of the run done, 0 to 1: cycles of the warm-up and measurement windows, or in
+    /// burst mode packets of the burst delivered.
+    pub done: f64,
 }
 
 /// Conservation check: where every live packet is.
@@ -177,7 +197,12 @@ pub fn effective_vcs(configured: usize, needed: usize) -> usize {
 
 /// Run one simulation with `cfg.simulation.seed`.
 pub fn run(cfg: &Config) -> Result<RunResult, SimError> {
-    let mut r = build(cfg)?.run()?;
+    run_with(cfg, &mut |_| true)
+}
+
+/// [`run`], watched by `tick` as [`Simulator::run_with`] says (progress, interruption).
+pub fn run_with(cfg: &Config, tick: &mut dyn FnMut(Tick) -> bool) -> Result<RunResult, SimError> {
+    let mut r = build(cfg)?.run_with(tick)?;
     r.units = cfg.units.resolve()?;
     Ok(r)
 }
@@ -569,6 +594,18 @@ impl<R: Routing> Simulation<R> {
     fn shape_a(&self) -> usize {
         self.group_size
     }
+
+    /// How far the run is ([`Tick`]).
+    fn progress(&self) -> Tick {
+        let done = match self.injection {
+            Injection::Burst { .. } => self.delivered as f64 / self.burst_total.max(1) as f64,
+            Injection::Bernoulli { .. } => self.now as f64 / self.end.max(1) as f64,
+        };
+        Tick {
+            now: self.now,
+            done: done.min(1.0),
+        }
+    }
 }
 
 /// What the engine needs from a topology beyond its wiring: the group structure used for
@@ -585,7 +622,7 @@ impl TopologyShape for Dragonfly {
 }
 
 impl<R: Routing> Simulator for Simulation<R> {
-    fn run(&mut self) -> Result<RunResult, SimError> {
+    fn run_with(&mut self, tick: &mut dyn FnMut(Tick) -> bool) -> Result<RunResult, SimError> {
         let t0 = Instant::now();
         if self.now == 0 {
             self.start();
@@ -597,6 +634,9 @@ impl<R: Routing> Simulator for Simulation<R> {
                     delivered: self.delivered,
                     total: self.burst_total,
                 });
+            }
+            if self.now % TICK_CYCLES == 0 && self.now > 0 && !tick(self.progress()) {
+                return Err(SimError::Interrupted { cycles: self.now });
             }
             self.cycle()?;
         }

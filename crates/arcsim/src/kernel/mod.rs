@@ -23,7 +23,7 @@ pub mod packet;
 pub mod route;
 
 use crate::config::{Config, FlowControlKind, QueueScheme, SwitchKind, TopologyKind};
-use crate::engine::{Audit, Simulator};
+use crate::engine::{Audit, Simulator, Tick, TICK_CYCLES};
 use crate::error::{ConfigError, SimError};
 use crate::rng::{Geometric, Rng};
 use crate::stats::{Collector, RunResult};
@@ -851,9 +851,16 @@ impl<S: Switch> Sim<S> {
 }
 
 impl<S: Switch> Simulator for Sim<S> {
-    fn run(&mut self) -> Result<RunResult, SimError> {
+    fn run_with(&mut self, tick: &mut dyn FnMut(Tick) -> bool) -> Result<RunResult, SimError> {
         let t0 = Instant::now();
         while self.k.now < self.end {
+            let now = self.k.now;
+            if now % TICK_CYCLES == 0 && now > 0 {
+                let done = now as f64 / self.end as f64;
+                if !tick(Tick { now, done }) {
+                    return Err(SimError::Interrupted { cycles: now });
+                }
+            }
             self.cycle()?;
         }
         Ok(self.result(t0.elapsed().as_secs_f64()))
