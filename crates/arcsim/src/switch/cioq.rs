@@ -48,42 +48,21 @@ pub struct Cioq {
     queue_capacity: u32,
     /// Per input VC: its packets, oldest first.
     fifo: Vec<VecDeque<u32>>,
-    /// Per global port: the switch it belongs to; the cycle its crossbar input and output
-    /// are free again; round-robin pointers over its VCs (input), over the inputs (output)
-    /// and over its output queues (link).
-    port_switch: Vec<u32>,
-    xbar_in_busy: Vec<u64>,
-    xbar_out_busy: Vec<u64>,
-    rr_in: Vec<u16>,
-    rr_out: Vec<u16>,
-    rr_queue: Vec<u16>,
-    /// Per global port: its first output queue and how many it has.
-    queue_base: Vec<u32>,
-    queue_count: Vec<u16>,
+    /// Per global port: its state, one record.
+    port: Vec<Port>,
     /// Per output queue: packets (whole, each with the cycle it may leave), and the phits
     /// reserved in it (packets crossing the crossbar included).
     queue: Vec<VecDeque<u32>>,
     queued: Vec<u32>,
-    /// Per global port: phits of the packet on its link and its queue, released from the
-    /// queue once the link is free (the tail has left).
-    draining: Vec<(u32, u32)>,
     /// Per switch: packets inside; switches holding any, each once.
     held: Vec<u32>,
     active: Vec<u32>,
     listed: Vec<bool>,
-    /// Per global port: packets in its input FIFOs, and in its output queues; per switch,
-    /// the ports with any of either, so that a cycle visits only ports with packets.
-    in_packets: Vec<u32>,
-    out_packets: Vec<u32>,
+    /// Per switch, the ports with packets in their input FIFOs, and in their output
+    /// queues, so that a cycle visits only ports with packets.
     inputs: PortSet,
     outputs: PortSet,
-    /// Per global port: the first cycle at which looking at its input (its heads) or its
-    /// output (its queues' heads and link) again can change anything, as far as times
-    /// known now tell; and the cycle that was worked out. A packet arriving, a transfer
-    /// ending or a flow-control frame (`signal_at`, per switch) makes it look earlier.
-    in_wake: Vec<u64>,
-    in_since: Vec<u64>,
-    out_wake: Vec<u64>,
+    /// Per switch: the last cycle a flow-control frame reached one of its outputs.
     signal_at: Vec<u64>,
     // Scratch, per local port of the switch being allocated.
     requests: Vec<(u32, Request)>,
@@ -91,6 +70,38 @@ pub struct Cioq {
     output_done: Vec<bool>,
     best: Vec<(u32, u32)>,
     ports_scratch: Vec<u64>,
+}
+
+/// What the switch keeps per port, in one record: a packet's hop touches one or two cache
+/// lines of port state instead of one per field.
+#[derive(Debug, Clone, Copy, Default)]
+struct Port {
+    /// The cycle its crossbar input and output are free again.
+    xbar_in_busy: u64,
+    xbar_out_busy: u64,
+    /// The first cycle at which looking at its input (its heads) or its output (its
+    /// queues' heads and link) again can change anything, as far as times known now tell,
+    /// and the cycle the input's was worked out. A packet arriving, a transfer ending or a
+    /// flow-control frame (`Cioq::signal_at`) makes it look earlier.
+    in_wake: u64,
+    in_since: u64,
+    out_wake: u64,
+    /// Its first output queue and how many it has.
+    queue_base: u32,
+    queue_count: u16,
+    /// Round-robin pointers over its VCs (input), over the inputs (output) and over its
+    /// output queues (link).
+    rr_in: u16,
+    rr_out: u16,
+    rr_queue: u16,
+    /// Packets in its input FIFOs, and in its output queues.
+    in_packets: u32,
+    out_packets: u32,
+    /// The switch it belongs to.
+    switch: u32,
+    /// Phits of the packet on its link and that packet's queue, released from the queue
+    /// once the link is free (the tail has left).
+    draining: (u32, u32),
 }
 
 /// A set of local ports per switch: bit words, `words(s)` for switch `s`. No limit on the
@@ -147,24 +158,25 @@ impl Cioq {
         let fc = cfg.flow_control.kind;
         let per_vc = cfg.switch.output_queues == OutputQueues::PerVc;
         let len = cfg.router.packet_length.max(1);
-        let mut port_switch = Vec::with_capacity(n_ports);
-        let mut queue_base = Vec::with_capacity(n_ports);
-        let mut queue_count = Vec::with_capacity(n_ports);
+        let mut port = Vec::with_capacity(n_ports);
         let mut max_radix = 0;
         let mut queues = 0u32;
         for s in 0..net.num_routers() {
             max_radix = max_radix.max(net.radix(s));
             for p in 0..net.radix(s) {
                 let gp = net.port_base[s] as usize + p;
-                port_switch.push(s as u32);
                 let n = match net.ports[gp].class {
                     PortClass::Unused => 0,
                     PortClass::Terminal => 1,
                     _ if per_vc => k.vc_count[k.peer[gp] as usize],
                     _ => 1,
                 };
-                queue_base.push(queues);
-                queue_count.push(n);
+                port.push(Port {
+                    queue_base: queues,
+                    queue_count: n,
+                    switch: s as u32,
+                    ..Port::default()
+                });
                 queues += n as u32;
             }
         }
@@ -186,28 +198,15 @@ impl Cioq {
             iterations: cfg.router.allocator_iterations.max(1),
             queue_capacity,
             fifo,
-            port_switch,
-            xbar_in_busy: vec![0; n_ports],
-            xbar_out_busy: vec![0; n_ports],
-            rr_in: vec![0; n_ports],
-            rr_out: vec![0; n_ports],
-            rr_queue: vec![0; n_ports],
-            queue_base,
-            queue_count,
+            port,
             queue: (0..queues)
                 .map(|_| VecDeque::with_capacity(slots(queue_capacity)))
                 .collect(),
             queued: vec![0; queues as usize],
-            draining: vec![(0, 0); n_ports],
             held: vec![0; net.num_routers()],
             active: Vec::new(),
             listed: vec![false; net.num_routers()],
-            in_wake: vec![0; n_ports],
-            in_since: vec![0; n_ports],
-            out_wake: vec![0; n_ports],
             signal_at: vec![0; net.num_routers()],
-            in_packets: vec![0; n_ports],
-            out_packets: vec![0; n_ports],
             inputs: PortSet::new((0..net.num_routers()).map(|s| net.radix(s))),
             outputs: PortSet::new((0..net.num_routers()).map(|s| net.radix(s))),
             requests: Vec::with_capacity(max_radix),
@@ -221,25 +220,25 @@ impl Cioq {
     /// Output `gp`'s link is free: send the first eligible packet of its queues.
     #[inline]
     fn try_send(&mut self, k: &mut Kernel, gp: usize) {
-        if self.out_wake[gp] > k.now {
+        if self.port[gp].out_wake > k.now {
             return;
         }
         if k.link_busy[gp] > k.now {
-            self.out_wake[gp] = k.link_busy[gp];
+            self.port[gp].out_wake = k.link_busy[gp];
             return;
         }
-        let (phits, q) = self.draining[gp];
+        let (phits, q) = self.port[gp].draining;
         if phits > 0 {
             self.queued[q as usize] -= phits;
-            self.draining[gp] = (0, 0);
+            self.port[gp].draining = (0, 0);
         }
-        let n = self.queue_count[gp] as usize;
-        let base = self.queue_base[gp] as usize;
+        let n = self.port[gp].queue_count as usize;
+        let base = self.port[gp].queue_base as usize;
         let terminal = k.net.ports[gp].class == PortClass::Terminal;
         // If nothing goes: the earliest head's time, or a flow-control frame.
         let mut wake = u64::MAX;
         for j in 0..n {
-            let qi = base + (self.rr_queue[gp] as usize + j) % n;
+            let qi = base + (self.port[gp].rr_queue as usize + j) % n;
             let Some(&pkt) = self.queue[qi].front() else {
                 continue;
             };
@@ -258,18 +257,18 @@ impl Cioq {
             }
             self.queue[qi].pop_front();
             k.send(gp, pkt);
-            self.draining[gp] = (len, qi as u32);
-            let sw = self.port_switch[gp] as usize;
+            self.port[gp].draining = (len, qi as u32);
+            let sw = self.port[gp].switch as usize;
             self.held[sw] -= 1;
-            self.out_packets[gp] -= 1;
-            if self.out_packets[gp] == 0 {
+            self.port[gp].out_packets -= 1;
+            if self.port[gp].out_packets == 0 {
                 self.outputs.remove(sw, gp - k.net.port_base[sw] as usize);
             }
-            self.rr_queue[gp] = ((qi - base + 1) % n) as u16;
-            self.out_wake[gp] = k.link_busy[gp];
+            self.port[gp].rr_queue = ((qi - base + 1) % n) as u16;
+            self.port[gp].out_wake = k.link_busy[gp];
             return;
         }
-        self.out_wake[gp] = wake;
+        self.port[gp].out_wake = wake;
     }
 
     /// The first output, in the packet's order of preference, that can take the head `pkt`
@@ -290,8 +289,8 @@ impl Cioq {
         let now = k.now;
         let take = |o: usize| -> Result<(u32, u16), u64> {
             let gp = base + o;
-            if self.output_done[o] || self.xbar_out_busy[gp] > now {
-                return Err(self.xbar_out_busy[gp]);
+            if self.output_done[o] || self.port[gp].xbar_out_busy > now {
+                return Err(self.port[gp].xbar_out_busy);
             }
             let class = k.net.ports[gp].class;
             let next = if class == PortClass::Terminal {
@@ -301,10 +300,14 @@ impl Cioq {
                 k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold)
                     .ok_or(u64::MAX)?
             };
-            let q = if self.queue_count[gp] > 1 { next } else { 0 };
-            let qi = self.queue_base[gp] as usize + q as usize;
+            let q = if self.port[gp].queue_count > 1 {
+                next
+            } else {
+                0
+            };
+            let qi = self.port[gp].queue_base as usize + q as usize;
             // The packet on the link has left the queue once the link is free.
-            let (draining, dq) = self.draining[gp];
+            let (draining, dq) = self.port[gp].draining;
             let link_free = k.link_busy[gp] <= now;
             let gone = if dq as usize == qi && link_free {
                 draining
@@ -358,8 +361,8 @@ impl Cioq {
             each_port(&ready, |i| {
                 let gp = base + i;
                 if self.input_done[i]
-                    || self.xbar_in_busy[gp] > k.now
-                    || (self.in_wake[gp] > k.now && signal_at <= self.in_since[gp])
+                    || self.port[gp].xbar_in_busy > k.now
+                    || (self.port[gp].in_wake > k.now && signal_at <= self.port[gp].in_since)
                 {
                     return;
                 }
@@ -367,7 +370,7 @@ impl Cioq {
                 let vb = k.vc_base[gp] as usize;
                 let mut wake = u64::MAX;
                 for j in 0..nv {
-                    let v = (self.rr_in[gp] as usize + j) % nv;
+                    let v = (self.port[gp].rr_in as usize + j) % nv;
                     let vc = vb + v;
                     let Some(&pkt) = self.fifo[vc].front() else {
                         continue;
@@ -387,8 +390,8 @@ impl Cioq {
                 }
                 // No head can move before `wake` (or a flow-control frame): skip this input
                 // until then.
-                self.in_wake[gp] = wake;
-                self.in_since[gp] = k.now;
+                self.port[gp].in_wake = wake;
+                self.port[gp].in_since = k.now;
             });
             if self.requests.is_empty() {
                 break;
@@ -396,7 +399,7 @@ impl Cioq {
             // Each requested output grants the first requester at or after its pointer.
             for &(i, r) in &self.requests {
                 let o = r.out as usize;
-                let d = ((i as usize + radix - self.rr_out[base + o] as usize) % radix) as u32;
+                let d = ((i as usize + radix - self.port[base + o].rr_out as usize) % radix) as u32;
                 if self.best[o].0 == NONE || d < self.best[o].1 {
                     self.best[o] = (i, d);
                 }
@@ -423,8 +426,8 @@ impl Cioq {
         let pkt = self.fifo[r.vc as usize]
             .pop_front()
             .expect("a request names a head");
-        self.in_packets[gp_in] -= 1;
-        if self.in_packets[gp_in] == 0 {
+        self.port[gp_in].in_packets -= 1;
+        if self.port[gp_in].in_packets == 0 {
             self.inputs.remove(s, i);
         }
         let now = k.now;
@@ -432,14 +435,14 @@ impl Cioq {
         let len = p.len as u64;
         let end = (now + (len as f64 / self.speedup).ceil() as u64).max(p.at as u64 + len);
         p.vc = r.next_vc;
-        self.xbar_in_busy[gp_in] = end;
-        self.xbar_out_busy[gp_out] = end;
-        let q = if self.queue_count[gp_out] > 1 {
+        self.port[gp_in].xbar_in_busy = end;
+        self.port[gp_out].xbar_out_busy = end;
+        let q = if self.port[gp_out].queue_count > 1 {
             r.next_vc
         } else {
             0
         };
-        self.queued[self.queue_base[gp_out] as usize + q as usize] += len as u32;
+        self.queued[self.port[gp_out].queue_base as usize + q as usize] += len as u32;
         if !self.hold && k.net.ports[gp_out].class != PortClass::Terminal {
             let down = k.downstream_vc(gp_out, r.next_vc);
             k.fc.take(down, len as u32);
@@ -456,8 +459,8 @@ impl Cioq {
         );
         let nv = k.vc_count[gp_in] as usize;
         let v = r.vc as usize - k.vc_base[gp_in] as usize;
-        self.rr_in[gp_in] = ((v + 1) % nv) as u16;
-        self.rr_out[gp_out] = ((i + 1) % k.net.radix(s)) as u16;
+        self.port[gp_in].rr_in = ((v + 1) % nv) as u16;
+        self.port[gp_out].rr_out = ((i + 1) % k.net.radix(s)) as u16;
         self.input_done[i] = true;
         self.output_done[o] = true;
         k.last_move = now;
@@ -470,10 +473,10 @@ impl Switch for Cioq {
         k.pool.get_mut(pkt).at = k.now as u32;
         self.fifo[vc as usize].push_back(pkt);
         let gp = k.vc_port[vc as usize] as usize;
-        let s = self.port_switch[gp] as usize;
+        let s = self.port[gp].switch as usize;
         self.held[s] += 1;
-        self.in_packets[gp] += 1;
-        self.in_wake[gp] = 0;
+        self.port[gp].in_packets += 1;
+        self.port[gp].in_wake = 0;
         self.inputs.insert(s, gp - k.net.port_base[s] as usize);
         if !self.listed[s] {
             self.listed[s] = true;
@@ -487,17 +490,17 @@ impl Switch for Cioq {
         p.at = (k.now + self.latency) as u32;
         let len = p.len as u32;
         k.buffer_leave(vc, len);
-        self.queue[self.queue_base[port] as usize + queue as usize].push_back(pkt);
-        let s = self.port_switch[port] as usize;
-        self.out_wake[port] = self.out_wake[port].min(k.now + self.latency);
-        self.out_packets[port] += 1;
+        self.queue[self.port[port].queue_base as usize + queue as usize].push_back(pkt);
+        let s = self.port[port].switch as usize;
+        self.port[port].out_wake = self.port[port].out_wake.min(k.now + self.latency);
+        self.port[port].out_packets += 1;
         self.outputs.insert(s, port - k.net.port_base[s] as usize);
     }
 
     #[inline]
     fn flow_control_changed(&mut self, k: &Kernel, port: usize) {
-        self.out_wake[port] = 0;
-        self.signal_at[self.port_switch[port] as usize] = k.now;
+        self.port[port].out_wake = 0;
+        self.signal_at[self.port[port].switch as usize] = k.now;
     }
 
     fn step(&mut self, k: &mut Kernel) {
