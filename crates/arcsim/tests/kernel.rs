@@ -572,3 +572,62 @@ measure_cycles = 3000
         "{e}"
     );
 }
+
+/// A mechanism for the tests: every data packet delivered sends a control packet of 4
+/// phits from its destination's switch back to its source's switch, carrying the source.
+#[derive(Default)]
+struct Echo {
+    consumed: u64,
+    at_the_wrong_switch: u64,
+}
+
+impl arcsim::kernel::mechanism::Mechanism for Echo {
+    fn sends_control(&self) -> bool {
+        true
+    }
+    fn on_deliver(&mut self, k: &mut arcsim::kernel::Kernel, pkt: u32) {
+        let p = *k.pool.get(pkt);
+        let back = k.net.attach[p.src as usize].0 as usize;
+        k.send_control(p.dst_switch as usize, back, 4, p.src);
+    }
+    fn on_control(&mut self, k: &mut arcsim::kernel::Kernel, s: usize, pkt: u32) {
+        let p = k.pool.get(pkt);
+        if k.net.attach[p.msg as usize].0 as usize != s {
+            self.at_the_wrong_switch += 1;
+        }
+        self.consumed += 1;
+    }
+}
+
+#[test]
+fn control_packets_cross_the_network_take_bandwidth_and_are_all_accounted_for() {
+    use arcsim::Simulator;
+    let c = dragonfly(0.5, 11);
+    let mut sim = arcsim::kernel::build_with(&c, Echo::default()).unwrap();
+    for step in 0..3500 {
+        sim.step().unwrap();
+        if step % 250 == 0 {
+            let a = sim.audit();
+            assert!(a.balanced(), "cycle {step}: {a:?}");
+        }
+    }
+    let a = sim.audit();
+    assert!(a.balanced(), "{a:?}");
+    let ctl = sim.k.control;
+    // Every delivered packet sent one echo; each echo reached the switch of the node that
+    // sent the data (or is still on its way), none was dropped.
+    assert_eq!(ctl.sent, sim.k.delivered);
+    assert!(ctl.consumed > 0 && ctl.consumed <= ctl.sent, "{ctl:?}");
+    assert_eq!(sim.mech.consumed, ctl.consumed);
+    assert_eq!(sim.mech.at_the_wrong_switch, 0);
+    assert_eq!(ctl.dropped, 0);
+    assert!(ctl.link_phits > 0);
+    // The echoes take a share of the links' phits, and the data still gets through.
+    let r = sim.run().unwrap();
+    let control = r.control.expect("control statistics");
+    assert!(
+        control.link_share > 0.05 && control.link_share < 0.5,
+        "{control:?}"
+    );
+    assert!((r.accepted_load - 0.5).abs() < 0.03, "{}", r.accepted_load);
+}

@@ -179,6 +179,7 @@ impl<R: Routing> Simulation<R> {
             pauses: 0,
             pauses_at_nodes: 0,
             units: None,
+            control: None,
             cycles: self.now,
             packet_hops: self.packet_hops,
             wall_seconds: wall,

@@ -1,10 +1,11 @@
 //! The end of a kernel run: the collector's counters, the links' and the flows' turned into
 //! a [`RunResult`].
 
-use super::{Sim, Switch};
+use super::{Mechanism, Sim, Switch};
 use crate::config::Config;
 use crate::stats::summary::{
-    FlowResult, Hops, LinkStats, LinkUse, MeanMax, Packets, PerEntity, Series, SeriesPoint,
+    ControlStats, FlowResult, Hops, LinkStats, LinkUse, MeanMax, Packets, PerEntity, Series,
+    SeriesPoint,
 };
 use crate::stats::{Dist, Fairness, RunResult};
 use crate::topology::PortClass;
@@ -30,7 +31,7 @@ pub(super) fn describe_traffic(cfg: &Config) -> String {
     }
 }
 
-impl<S: Switch> Sim<S> {
+impl<S: Switch, M: Mechanism> Sim<S, M> {
     fn link_stats(&self) -> LinkStats {
         let k = &self.k;
         let start = k.collector.window_start;
@@ -192,6 +193,16 @@ impl<S: Switch> Sim<S> {
             pauses: k.fc.pauses_sent,
             pauses_at_nodes: k.pauses_at_nodes,
             units: None,
+            control: (k.control.sent > 0).then(|| {
+                let all: u64 = k.sent.iter().sum();
+                ControlStats {
+                    sent: k.control.sent,
+                    consumed: k.control.consumed,
+                    dropped: k.control.dropped,
+                    link_phits: k.control.link_phits,
+                    link_share: k.control.link_phits as f64 / all.max(1) as f64,
+                }
+            }),
             cycles: k.now,
             packet_hops: k.packet_hops,
             wall_seconds: wall,

@@ -18,6 +18,7 @@
 pub mod events;
 pub mod flow_control;
 mod measure;
+pub mod mechanism;
 pub mod nic;
 pub mod packet;
 pub mod route;
@@ -33,10 +34,21 @@ use crate::traffic::calendar::Calendar;
 use crate::traffic::pattern::{Pattern, Shape};
 use events::{Ev, Wheel};
 use flow_control::{FlowControl, Signal};
+use mechanism::{Mechanism, NoMechanism};
 use nic::{FlowState, Message, Nic};
 use packet::{Kind, Packet, Pool, NEVER, NO_FLOW};
 use route::{RouteTable, VcPolicy};
 use std::time::Instant;
+
+/// Control packets: sent by the mechanism, consumed at their switch, dropped for want of
+/// room in a switch's control queue, and their phits on links.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ControlCount {
+    pub sent: u64,
+    pub consumed: u64,
+    pub dropped: u64,
+    pub link_phits: u64,
+}
 
 /// What the switches share: time, links, flow control, NICs, routing and measurement.
 pub struct Kernel {
@@ -57,6 +69,13 @@ pub struct Kernel {
     pub port_switch: Vec<u32>,
     /// Which input queue a packet joins.
     pub queues: QueueScheme,
+    /// Data VCs of local and global links; control VCs (as many, when the mechanism sends
+    /// control packets) follow them.
+    pub data_vcs: [u16; 2],
+    pub control_vcs: bool,
+    /// Control packets the mechanism sent this cycle, by switch, for the switch to queue.
+    pub pending_control: Vec<(u32, u32)>,
+    pub control: ControlCount,
     /// Per global port, output side: its link carries a packet until this cycle, and the
     /// phits it has sent.
     pub link_busy: Vec<u64>,
@@ -106,6 +125,9 @@ impl Kernel {
         self.sent[gp] += len;
         self.last_move = self.now;
         let at = self.now + info.latency as u64;
+        if p.kind == Kind::Control {
+            self.control.link_phits += len;
+        }
         if info.class == PortClass::Terminal {
             self.wheel.at(self.now, at, Ev::Deliver { pkt });
         } else {
@@ -115,6 +137,40 @@ impl Kernel {
             let vc = self.vc_base[self.peer[gp] as usize] + p.vc as u32;
             self.wheel.at(self.now, at, Ev::Arrive { pkt, vc });
         }
+    }
+
+    /// Send a control packet of `len` phits from switch `at` to switch `to`, carrying
+    /// `payload` (a mechanism-defined word, e.g. an index into the mechanism's own table).
+    /// It enters `at`'s control queue this cycle (or is dropped if that is full).
+    pub fn send_control(&mut self, at: usize, to: usize, len: u16, payload: u32) {
+        let p = Packet {
+            src: at as u32,
+            dst: u32::MAX,
+            dst_switch: to as u32,
+            gen_time: self.now as u32,
+            inject_time: self.now as u32,
+            at: 0,
+            flow: NO_FLOW,
+            msg: payload,
+            seq: 0,
+            len: len.max(1),
+            hops: 0,
+            global_hops: 0,
+            vc: 0,
+            kind: Kind::Control,
+            class: 1,
+        };
+        let id = self.pool.alloc(p);
+        self.control.sent += 1;
+        self.pending_control.push((at as u32, id));
+    }
+
+    /// The VC a control packet takes on a link of class `class`: the control VC of the
+    /// routing's order.
+    #[inline]
+    pub fn control_vc(&self, pkt: &Packet, class: PortClass) -> u16 {
+        let global = class == PortClass::Global;
+        self.data_vcs[global as usize] + self.route.next_vc(pkt.hops, pkt.global_hops, class) as u16
     }
 
     /// The input VC that output `gp`'s VC `vc` feeds at the far end of its link.
@@ -482,10 +538,11 @@ impl Kernel {
     }
 }
 
-/// A simulation on the kernel with switch architecture `S`.
-pub struct Sim<S: Switch> {
+/// A simulation on the kernel with switch architecture `S` and congestion mechanism `M`.
+pub struct Sim<S: Switch, M: Mechanism> {
     pub k: Kernel,
     pub sw: S,
+    pub mech: M,
     watchdog: u64,
     end: u64,
     seed: u64,
@@ -498,6 +555,13 @@ pub struct Sim<S: Switch> {
 
 /// Build a kernel simulation for a validated configuration that uses it.
 pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
+    Ok(Box::new(build_with(cfg, NoMechanism)?))
+}
+
+/// A kernel simulation of `cfg` with congestion mechanism `m` (a mechanism written in Rust
+/// against [`Mechanism`]: the simulation is returned whole, so that the caller can read the
+/// mechanism's own state after running it).
+pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, ConfigError> {
     cfg.validate()?;
     let (net, describe, shape, route) = match cfg.topology.kind {
         TopologyKind::Dragonfly => {
@@ -529,10 +593,10 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
     };
     match cfg.switch.kind {
         SwitchKind::Cioq => {
-            let mut kernel = Kernel::new(cfg, net, shape, route)?;
+            let mut kernel = Kernel::new(cfg, net, shape, route, m.sends_control())?;
             let sw = Cioq::new(cfg, &kernel);
             kernel.start(cfg);
-            Ok(Box::new(Sim {
+            Ok(Sim {
                 group_size: shape.a,
                 watchdog: cfg.simulation.watchdog_cycles,
                 end: cfg.simulation.warmup_cycles + cfg.simulation.measure_cycles,
@@ -543,7 +607,8 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
                 routing_name: "min".into(),
                 k: kernel,
                 sw,
-            }))
+                mech: m,
+            })
         }
         SwitchKind::Iq => unreachable!("validation sends IQ configurations to the IQ engine"),
     }
@@ -555,6 +620,7 @@ impl Kernel {
         net: Network,
         shape: Shape,
         mut route: RouteTable,
+        control: bool,
     ) -> Result<Kernel, ConfigError> {
         let rc = &cfg.router;
         let (need_local, need_global) = route.vcs_needed(route::acyclic(&net));
@@ -587,6 +653,14 @@ impl Kernel {
         let inj = rc.vcs_injection.max(1) as u16;
         let scheme = cfg.switch.queues;
         let nodes = net.num_terminals();
+        if control && scheme != QueueScheme::Vc {
+            return Err(ConfigError::Field {
+                field: "switch.queues".into(),
+                message: "a mechanism that sends control packets needs VCs (queues = \"vc\") to give them their own".into(),
+            });
+        }
+        // Control packets take as many VCs again, after the data VCs.
+        let copies = if control { 2 } else { 1 };
         if scheme != QueueScheme::Vc && !route::acyclic(&net) {
             return Err(ConfigError::Field {
                 field: "switch.queues".into(),
@@ -617,8 +691,10 @@ impl Kernel {
                 let info = net.ports[gp];
                 let (n, buf, key) = match info.class {
                     PortClass::Terminal => (inj, rc.buffer_injection, "router.buffer_injection"),
-                    PortClass::Local => (local, rc.buffer_local, "router.buffer_local"),
-                    PortClass::Global => (global, rc.buffer_global, "router.buffer_global"),
+                    PortClass::Local => (local * copies, rc.buffer_local, "router.buffer_local"),
+                    PortClass::Global => {
+                        (global * copies, rc.buffer_global, "router.buffer_global")
+                    }
                     PortClass::Unused => (0, 0, ""),
                 };
                 // Other schemes split the port's memory equally among their queues.
@@ -745,6 +821,10 @@ impl Kernel {
             peer,
             port_switch,
             queues: scheme,
+            data_vcs: [local, global],
+            control_vcs: control,
+            pending_control: Vec::new(),
+            control: ControlCount::default(),
             nics: (0..nodes).map(|_| Nic::default()).collect(),
             nic_active: Vec::new(),
             nic_listed: vec![false; nodes],
@@ -792,7 +872,7 @@ fn notify_sender<S: Switch>(k: &Kernel, sw: &mut S, vc: u32) {
     }
 }
 
-impl<S: Switch> Sim<S> {
+impl<S: Switch, M: Mechanism> Sim<S, M> {
     fn cycle(&mut self) -> Result<(), SimError> {
         let k = &mut self.k;
         if k.now == k.collector.window_start {
@@ -805,9 +885,12 @@ impl<S: Switch> Sim<S> {
                 Ev::Arrive { pkt, vc } => {
                     let len = k.pool.get(pkt).len as u32;
                     k.buffer_enter(vc, len)?;
-                    self.sw.arrive(k, vc, pkt);
+                    self.sw.arrive(k, &mut self.mech, vc, pkt);
                 }
-                Ev::Deliver { pkt } => k.deliver(pkt),
+                Ev::Deliver { pkt } => {
+                    self.mech.on_deliver(k, pkt);
+                    k.deliver(pkt);
+                }
                 Ev::Credit { vc, phits } => {
                     k.fc.receive(vc, Signal::Credit(phits));
                     notify_sender(k, &mut self.sw, vc);
@@ -825,14 +908,16 @@ impl<S: Switch> Sim<S> {
                     vc,
                     port,
                     queue,
-                } => self.sw.transfer_done(k, pkt, vc, port as usize, queue),
+                } => self
+                    .sw
+                    .transfer_done(k, &mut self.mech, pkt, vc, port as usize, queue),
             }
         }
         k.events = evs;
         k.generate();
         k.run_flows();
         k.inject();
-        self.sw.step(k);
+        self.sw.step(k, &mut self.mech);
         if k.pool.live() > 0 && k.now - k.last_move > self.watchdog {
             return Err(SimError::Stall(format!(
                 "no packet has moved for {} cycles (since cycle {}), with {} in flight: a deadlock, \
@@ -850,7 +935,7 @@ impl<S: Switch> Sim<S> {
     }
 }
 
-impl<S: Switch> Simulator for Sim<S> {
+impl<S: Switch, M: Mechanism> Simulator for Sim<S, M> {
     fn run_with(&mut self, tick: &mut dyn FnMut(Tick) -> bool) -> Result<RunResult, SimError> {
         let t0 = Instant::now();
         while self.k.now < self.end {
@@ -888,6 +973,10 @@ impl<S: Switch> Simulator for Sim<S> {
                 in_buffers += 1;
             }
         }
+        for &(_, id) in &self.k.pending_control {
+            mark(id, &mut seen);
+            in_buffers += 1;
+        }
         self.sw.held(&mut |id| {
             mark(id, &mut seen);
             in_buffers += 1;
@@ -905,9 +994,12 @@ impl<S: Switch> Simulator for Sim<S> {
                 Ev::Credit { .. } | Ev::Pause { .. } => {}
             }
         }
+        // Control packets count as generated when sent and as delivered when consumed or
+        // dropped (for want of room in a switch's control queue).
+        let c = self.k.control;
         Audit {
-            generated: self.k.generated,
-            delivered: self.k.delivered,
+            generated: self.k.generated + c.sent,
+            delivered: self.k.delivered + c.consumed + c.dropped,
             in_buffers,
             on_links,
             duplicates: dup,

@@ -254,6 +254,19 @@ fn is_zero(x: &u64) -> bool {
     *x == 0
 }
 
+/// Control packets over the whole run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ControlStats {
+    pub sent: u64,
+    /// Consumed by the mechanism at the switch they were sent to.
+    pub consumed: u64,
+    /// Dropped for want of room in a switch's control queue.
+    pub dropped: u64,
+    /// Phits of control packets that crossed links, and their share of all phits sent.
+    pub link_phits: u64,
+    pub link_share: f64,
+}
+
 /// What one explicit flow did over the run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlowResult {
@@ -323,6 +336,9 @@ pub struct RunResult {
     /// Of those, the ones that reached a node (the pause spread back to a source).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub pauses_at_nodes: u64,
+    /// Control packets of a congestion mechanism (general kernel), when it sent any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<ControlStats>,
     /// What a cycle and a phit are, when the configuration has `[units]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub units: Option<crate::config::Units>,

@@ -22,11 +22,15 @@
 use super::Switch;
 use crate::config::{Config, FlowControlKind, OutputQueues, QueueScheme};
 use crate::kernel::events::Ev;
+use crate::kernel::mechanism::Mechanism;
+use crate::kernel::packet::Kind;
 use crate::kernel::Kernel;
 use crate::topology::PortClass;
 use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
+/// The "input VC" of a switch's control queue (it frees no buffer upstream).
+const CONTROL_QUEUE: u32 = u32::MAX;
 
 /// An input's request in one allocator iteration.
 #[derive(Debug, Clone, Copy)]
@@ -37,6 +41,8 @@ struct Request {
     vc: u32,
     /// VC (queue) the packet takes at the next buffer.
     next_vc: u16,
+    /// A control packet: it wins over data.
+    control: bool,
 }
 
 pub struct Cioq {
@@ -64,6 +70,12 @@ pub struct Cioq {
     outputs: PortSet,
     /// Per switch: the last cycle a flow-control frame reached one of its outputs.
     signal_at: Vec<u64>,
+    /// Per switch: control packets its mechanism sent, waiting for the crossbar (an input of
+    /// their own, `control_busy` until its transfer ends), and the phits they take.
+    control: Vec<VecDeque<u32>>,
+    control_busy: Vec<u64>,
+    control_queued: Vec<u32>,
+    control_capacity: u32,
     // Scratch, per local port of the switch being allocated.
     requests: Vec<(u32, Request)>,
     input_done: Vec<bool>,
@@ -139,6 +151,17 @@ impl PortSet {
     }
 }
 
+/// Data VCs of port `gp`: all its VCs, but half of a link's when control packets have VCs.
+#[inline]
+fn data_vcs(k: &Kernel, gp: usize) -> usize {
+    let n = k.vc_count[gp] as usize;
+    if k.control_vcs && k.net.ports[gp].class != PortClass::Terminal {
+        n / 2
+    } else {
+        n
+    }
+}
+
 /// The ports in a copy of a switch's words, in increasing order.
 #[inline]
 fn each_port(words: &[u64], mut f: impl FnMut(usize)) {
@@ -207,10 +230,14 @@ impl Cioq {
             active: Vec::new(),
             listed: vec![false; net.num_routers()],
             signal_at: vec![0; net.num_routers()],
+            control: (0..net.num_routers()).map(|_| VecDeque::new()).collect(),
+            control_busy: vec![0; net.num_routers()],
+            control_queued: vec![0; net.num_routers()],
+            control_capacity: cfg.switch.output_buffer,
             inputs: PortSet::new((0..net.num_routers()).map(|s| net.radix(s))),
             outputs: PortSet::new((0..net.num_routers()).map(|s| net.radix(s))),
-            requests: Vec::with_capacity(max_radix),
-            input_done: vec![false; max_radix],
+            requests: Vec::with_capacity(max_radix + 1),
+            input_done: vec![false; max_radix + 1],
             output_done: vec![false; max_radix],
             best: vec![(NONE, 0); max_radix],
             ports_scratch: Vec::new(),
@@ -295,6 +322,13 @@ impl Cioq {
             let class = k.net.ports[gp].class;
             let next = if class == PortClass::Terminal {
                 0
+            } else if p.kind == Kind::Control {
+                let vc = k.control_vc(p, class);
+                let down = k.downstream_vc(gp, vc);
+                if !self.hold && !k.fc.can_send(down, len as u32) {
+                    return Err(u64::MAX);
+                }
+                vc
             } else {
                 let ordered = k.route.next_vc(p.hops, p.global_hops, class);
                 k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold)
@@ -351,12 +385,26 @@ impl Cioq {
     fn allocate(&mut self, k: &mut Kernel, s: usize) {
         let base = k.net.port_base[s] as usize;
         let radix = k.net.radix(s);
-        self.input_done[..radix].fill(false);
+        self.input_done[..=radix].fill(false);
         self.output_done[..radix].fill(false);
         let mut ready = std::mem::take(&mut self.ports_scratch);
         for _ in 0..self.iterations {
             self.inputs.copy(s, &mut ready);
             self.requests.clear();
+            // The control queue: an input of its own (index `radix`), first.
+            if let Some(&pkt) = self.control[s].front() {
+                if !self.input_done[radix] && self.control_busy[s] <= k.now {
+                    if let Ok((out, next_vc)) = self.choose_output(k, s, base, pkt, 0) {
+                        let r = Request {
+                            out,
+                            vc: CONTROL_QUEUE,
+                            next_vc,
+                            control: true,
+                        };
+                        self.requests.push((radix as u32, r));
+                    }
+                }
+            }
             let signal_at = self.signal_at[s];
             each_port(&ready, |i| {
                 let gp = base + i;
@@ -368,9 +416,16 @@ impl Cioq {
                 }
                 let nv = k.vc_count[gp] as usize;
                 let vb = k.vc_base[gp] as usize;
+                // Control VCs (after the data VCs of a link) first, in order; then the data
+                // VCs round robin.
+                let data = data_vcs(k, gp);
                 let mut wake = u64::MAX;
                 for j in 0..nv {
-                    let v = (self.port[gp].rr_in as usize + j) % nv;
+                    let v = if j < nv - data {
+                        data + j
+                    } else {
+                        (self.port[gp].rr_in as usize + j - (nv - data)) % data
+                    };
                     let vc = vb + v;
                     let Some(&pkt) = self.fifo[vc].front() else {
                         continue;
@@ -381,6 +436,7 @@ impl Cioq {
                                 out,
                                 vc: vc as u32,
                                 next_vc,
+                                control: v >= data,
                             };
                             self.requests.push((i as u32, r));
                             return;
@@ -396,10 +452,15 @@ impl Cioq {
             if self.requests.is_empty() {
                 break;
             }
-            // Each requested output grants the first requester at or after its pointer.
+            // Each requested output grants a control packet, else the first requester at or
+            // after its pointer.
             for &(i, r) in &self.requests {
                 let o = r.out as usize;
-                let d = ((i as usize + radix - self.port[base + o].rr_out as usize) % radix) as u32;
+                let d = if r.control {
+                    0
+                } else {
+                    1 + ((i as usize + radix - self.port[base + o].rr_out as usize) % radix) as u32
+                };
                 if self.best[o].0 == NONE || d < self.best[o].1 {
                     self.best[o] = (i, d);
                 }
@@ -423,19 +484,30 @@ impl Cioq {
     fn grant(&mut self, k: &mut Kernel, s: usize, base: usize, i: usize, r: Request) {
         let o = r.out as usize;
         let (gp_in, gp_out) = (base + i, base + o);
-        let pkt = self.fifo[r.vc as usize]
-            .pop_front()
-            .expect("a request names a head");
-        self.port[gp_in].in_packets -= 1;
-        if self.port[gp_in].in_packets == 0 {
-            self.inputs.remove(s, i);
-        }
         let now = k.now;
+        let from_control_queue = r.vc == CONTROL_QUEUE;
+        let pkt = if from_control_queue {
+            self.control[s].pop_front()
+        } else {
+            self.fifo[r.vc as usize].pop_front()
+        }
+        .expect("a request names a head");
         let p = k.pool.get_mut(pkt);
         let len = p.len as u64;
-        let end = (now + (len as f64 / self.speedup).ceil() as u64).max(p.at as u64 + len);
+        let mut end = now + (len as f64 / self.speedup).ceil() as u64;
         p.vc = r.next_vc;
-        self.port[gp_in].xbar_in_busy = end;
+        if from_control_queue {
+            // Made whole inside the switch: no tail to wait for.
+            self.control_busy[s] = end;
+            self.control_queued[s] -= len as u32;
+        } else {
+            end = end.max(p.at as u64 + len);
+            self.port[gp_in].in_packets -= 1;
+            if self.port[gp_in].in_packets == 0 {
+                self.inputs.remove(s, i);
+            }
+            self.port[gp_in].xbar_in_busy = end;
+        }
         self.port[gp_out].xbar_out_busy = end;
         let q = if self.port[gp_out].queue_count > 1 {
             r.next_vc
@@ -457,10 +529,12 @@ impl Cioq {
                 queue: q,
             },
         );
-        let nv = k.vc_count[gp_in] as usize;
-        let v = r.vc as usize - k.vc_base[gp_in] as usize;
-        self.port[gp_in].rr_in = ((v + 1) % nv) as u16;
-        self.port[gp_out].rr_out = ((i + 1) % k.net.radix(s)) as u16;
+        if !from_control_queue && !r.control {
+            let data = data_vcs(k, gp_in);
+            let v = r.vc as usize - k.vc_base[gp_in] as usize;
+            self.port[gp_in].rr_in = ((v + 1) % data) as u16;
+            self.port[gp_out].rr_out = ((i + 1) % k.net.radix(s)) as u16;
+        }
         self.input_done[i] = true;
         self.output_done[o] = true;
         k.last_move = now;
@@ -469,11 +543,26 @@ impl Cioq {
 
 impl Switch for Cioq {
     #[inline]
-    fn arrive(&mut self, k: &mut Kernel, vc: u32, pkt: u32) {
-        k.pool.get_mut(pkt).at = k.now as u32;
-        self.fifo[vc as usize].push_back(pkt);
+    fn arrive<M: Mechanism>(&mut self, k: &mut Kernel, m: &mut M, vc: u32, pkt: u32) {
         let gp = k.vc_port[vc as usize] as usize;
         let s = self.port[gp].switch as usize;
+        let p = k.pool.get_mut(pkt);
+        p.at = k.now as u32;
+        if p.kind == Kind::Control {
+            if p.dst_switch as usize == s {
+                // Addressed here: the mechanism takes it out of the buffer at once.
+                let len = p.len as u32;
+                k.buffer_leave(vc, len);
+                m.on_control(k, s, pkt);
+                k.pool.release(pkt);
+                k.control.consumed += 1;
+                k.last_move = k.now;
+                return;
+            }
+        } else {
+            m.on_input(k, vc, pkt);
+        }
+        self.fifo[vc as usize].push_back(pkt);
         self.held[s] += 1;
         self.port[gp].in_packets += 1;
         self.port[gp].in_wake = 0;
@@ -485,12 +574,26 @@ impl Switch for Cioq {
     }
 
     #[inline]
-    fn transfer_done(&mut self, k: &mut Kernel, pkt: u32, vc: u32, port: usize, queue: u16) {
+    fn transfer_done<M: Mechanism>(
+        &mut self,
+        k: &mut Kernel,
+        m: &mut M,
+        pkt: u32,
+        vc: u32,
+        port: usize,
+        queue: u16,
+    ) {
         let p = k.pool.get_mut(pkt);
         p.at = (k.now + self.latency) as u32;
         let len = p.len as u32;
-        k.buffer_leave(vc, len);
+        let data = p.kind == Kind::Data;
+        if vc != CONTROL_QUEUE {
+            k.buffer_leave(vc, len);
+        }
         self.queue[self.port[port].queue_base as usize + queue as usize].push_back(pkt);
+        if data {
+            m.on_output(k, port, pkt);
+        }
         let s = self.port[port].switch as usize;
         self.port[port].out_wake = self.port[port].out_wake.min(k.now + self.latency);
         self.port[port].out_packets += 1;
@@ -503,7 +606,36 @@ impl Switch for Cioq {
         self.signal_at[self.port[port].switch as usize] = k.now;
     }
 
-    fn step(&mut self, k: &mut Kernel) {
+    fn step<M: Mechanism>(&mut self, k: &mut Kernel, m: &mut M) {
+        if !k.pending_control.is_empty() {
+            let pending = std::mem::take(&mut k.pending_control);
+            for &(s, pkt) in &pending {
+                let s = s as usize;
+                let p = *k.pool.get(pkt);
+                if p.dst_switch as usize == s {
+                    // To the switch that sent it: a local reaction, no network crossed.
+                    m.on_control(k, s, pkt);
+                    k.pool.release(pkt);
+                    k.control.consumed += 1;
+                } else if self.control_queued[s] + p.len as u32 > self.control_capacity {
+                    k.pool.release(pkt);
+                    k.control.dropped += 1;
+                } else {
+                    self.control_queued[s] += p.len as u32;
+                    self.control[s].push_back(pkt);
+                    self.held[s] += 1;
+                    if !self.listed[s] {
+                        self.listed[s] = true;
+                        self.active.push(s as u32);
+                    }
+                }
+            }
+            // What the mechanism sent while reacting goes out next cycle.
+            let mut pending = pending;
+            pending.clear();
+            pending.append(&mut k.pending_control);
+            k.pending_control = pending;
+        }
         let mut i = 0;
         while i < self.active.len() {
             let s = self.active[i] as usize;
@@ -523,7 +655,7 @@ impl Switch for Cioq {
     }
 
     fn held(&self, f: &mut dyn FnMut(u32)) {
-        for q in self.fifo.iter().chain(&self.queue) {
+        for q in self.fifo.iter().chain(&self.queue).chain(&self.control) {
             for &p in q {
                 f(p);
             }

@@ -10,19 +10,31 @@
 
 pub mod cioq;
 
+use crate::kernel::mechanism::Mechanism;
 use crate::kernel::Kernel;
 
 pub trait Switch {
     /// The head of `pkt` has reached input VC `vc` (global input-VC index); the kernel has
     /// already accounted for its space ([`Kernel::buffer_enter`]).
-    fn arrive(&mut self, k: &mut Kernel, vc: u32, pkt: u32);
+    /// A control packet addressed to this switch goes to the mechanism instead.
+    fn arrive<M: Mechanism>(&mut self, k: &mut Kernel, m: &mut M, vc: u32, pkt: u32);
     /// A crossbar transfer the switch scheduled has ended.
-    fn transfer_done(&mut self, k: &mut Kernel, pkt: u32, vc: u32, port: usize, queue: u16);
+    #[allow(clippy::too_many_arguments)]
+    fn transfer_done<M: Mechanism>(
+        &mut self,
+        k: &mut Kernel,
+        m: &mut M,
+        pkt: u32,
+        vc: u32,
+        port: usize,
+        queue: u16,
+    );
     /// A credit, PAUSE or resume frame has reached output `port` (global port): a packet
     /// waiting for it may go.
     fn flow_control_changed(&mut self, k: &Kernel, port: usize);
-    /// Move what the switches hold this cycle: links, then allocation.
-    fn step(&mut self, k: &mut Kernel);
+    /// Move what the switches hold this cycle: control packets the mechanism sent into
+    /// their switches' control queues, then links, then allocation.
+    fn step<M: Mechanism>(&mut self, k: &mut Kernel, m: &mut M);
     /// Every packet held inside the switches (for conservation audits).
     fn held(&self, f: &mut dyn FnMut(u32));
 }
