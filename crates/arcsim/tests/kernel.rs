@@ -631,3 +631,50 @@ fn control_packets_cross_the_network_take_bandwidth_and_are_all_accounted_for() 
     );
     assert!((r.accepted_load - 0.5).abs() < 0.03, "{}", r.accepted_load);
 }
+
+/// Node 0 sends to node 1, which three senders share, and to node 2, which nobody else
+/// uses; the switch keeps one queue per destination at every port (VOQnet).
+fn blocked_destination(admittance: bool) -> RunResult {
+    let mut text = format!(
+        "{}
+[switch]
+kind = \"cioq\"
+queues = \"voq-net\"
+[router]
+packet_length = 4
+buffer_injection = 64
+[nic]
+admittance = {admittance}
+[traffic]
+load = 0.0
+[simulation]
+warmup_cycles = 2000
+measure_cycles = 20000
+",
+        one_switch(4)
+    );
+    for (s, d) in [(0, 1), (2, 1), (3, 1), (0, 2)] {
+        text += &format!("[[flows]]\nsrc = {s}\ndst = {d}\n");
+    }
+    run(&text)
+}
+
+#[test]
+fn admittance_queues_keep_a_blocked_destination_from_stopping_a_nics_other_flows() {
+    // With one injection queue, node 0's packets to node 2 wait behind those to node 1: its
+    // two flows alternate at the pace node 1 gives it (0.2 each, node 1's other senders
+    // taking 0.4). With a queue per destination, node 0 gets its third of node 1 and sends
+    // to node 2 whenever node 1's queue is full: the other two thirds of its link.
+    let fifo = blocked_destination(false);
+    let voq = blocked_destination(true);
+    let shares = |r: &RunResult| r.flows.iter().map(|f| f.throughput).collect::<Vec<_>>();
+    let (to1, to2) = (fifo.flows[0].throughput, fifo.flows[3].throughput);
+    assert!(
+        (to1 - to2).abs() < 0.01 && to2 < 0.25,
+        "{:?}",
+        shares(&fifo)
+    );
+    let (to1, to2) = (voq.flows[0].throughput, voq.flows[3].throughput);
+    assert!((to1 - 1.0 / 3.0).abs() < 0.01, "{:?}", shares(&voq));
+    assert!((to2 - 2.0 / 3.0).abs() < 0.01, "{:?}", shares(&voq));
+}

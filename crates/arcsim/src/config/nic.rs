@@ -11,11 +11,19 @@ pub struct NicConfig {
     /// Capacity of a NIC's injection queue in phits. A synthetic (Bernoulli) packet finding
     /// it full is not generated (counted as refused); a flow's message waits for room.
     pub queue: u32,
+    /// One admittance queue per destination instead of one injection queue: the NIC sends
+    /// the head of the first destination (round robin) that its switch can take, so that a
+    /// destination whose packets cannot advance does not hold up the NIC's others (the RECN
+    /// paper's NICs). `queue` bounds them all together.
+    pub admittance: bool,
 }
 
 impl Default for NicConfig {
     fn default() -> Self {
-        NicConfig { queue: 1024 }
+        NicConfig {
+            queue: 1024,
+            admittance: false,
+        }
     }
 }
 

@@ -88,8 +88,10 @@ pub struct Kernel {
     pub rng: Rng,
     pub collector: Collector,
     packet_length: u32,
-    /// Capacity of each NIC's injection queue in phits.
+    /// Capacity of each NIC's injection queue (all its admittance queues) in phits.
     nic_capacity: u32,
+    /// One queue per destination at every NIC.
+    admittance: bool,
     // Synthetic traffic.
     pattern: Option<Pattern>,
     gap: Geometric,
@@ -97,6 +99,9 @@ pub struct Kernel {
     due: Vec<u32>,
     // Flows and messages.
     pub flows: Vec<FlowState>,
+    /// Each NIC that sends flows, with its flows, and the flow it takes a packet from next.
+    flow_nics: Vec<(u32, Vec<u32>)>,
+    flow_rr: Vec<u32>,
     /// Message table; slots of delivered messages are reused.
     messages: Vec<Message>,
     free_messages: Vec<u32>,
@@ -285,9 +290,16 @@ impl Kernel {
 
     /// Put packet `pkt` in node `n`'s injection queue.
     fn queue_at_nic(&mut self, n: usize, pkt: u32) {
-        let len = self.pool.get(pkt).len as u32;
+        let p = self.pool.get(pkt);
+        let (len, dst) = (p.len as u32, p.dst);
         let nic = &mut self.nics[n];
-        nic.queue.push_back(pkt);
+        if self.admittance {
+            let (q, phits) = nic.by_destination.entry(dst).or_default();
+            q.push_back(pkt);
+            *phits += len;
+        } else {
+            nic.queue.push_back(pkt);
+        }
         nic.queued += len;
         if !self.nic_listed[n] {
             self.nic_listed[n] = true;
@@ -336,9 +348,9 @@ impl Kernel {
         for &n in &due {
             let n = n as usize;
             let len = self.packet_length;
-            if self.nics[n].queued + len <= self.nic_capacity {
-                let pattern = self.pattern.as_mut().expect("synthetic traffic");
-                let dst = pattern.destination(n, &mut self.rng);
+            let pattern = self.pattern.as_mut().expect("synthetic traffic");
+            let dst = pattern.destination(n, &mut self.rng);
+            if self.nics[n].queued_for(dst as u32, self.admittance) + len <= self.nic_capacity {
                 let p = self.new_packet(n, dst, len, NO_FLOW, u32::MAX, 0);
                 let id = self.pool.alloc(p);
                 self.queue_at_nic(n, id);
@@ -402,16 +414,34 @@ impl Kernel {
                     fl.next + interval
                 };
             }
-            // Packetise into the NIC's queue.
-            let (src, dst) = (
-                self.flows[f].spec.src as usize,
-                self.flows[f].spec.dst as usize,
-            );
-            while let Some(&(msg, left)) = self.flows[f].backlog.front() {
+        }
+        // Packetise into the NICs' queues: each NIC takes a packet from each of its flows
+        // with a message waiting in turn (round robin, from the flow after the last one it
+        // took), so that flows sharing a NIC share its queue, while it has room.
+        for i in 0..self.flow_nics.len() {
+            let src = self.flow_nics[i].0 as usize;
+            let n = self.flow_nics[i].1.len();
+            let mut j = self.flow_rr[i] as usize;
+            let mut idle = 0;
+            while idle < n {
+                let f = self.flow_nics[i].1[j % n] as usize;
+                j += 1;
+                let Some(&(msg, left)) = self.flows[f].backlog.front() else {
+                    idle += 1;
+                    continue;
+                };
                 let len = left.min(self.packet_length);
-                if self.nics[src].queued + len > self.nic_capacity {
+                let dst = self.flows[f].spec.dst as usize;
+                if self.nics[src].queued_for(dst as u32, self.admittance) + len > self.nic_capacity
+                {
+                    if self.admittance {
+                        // Only this destination's queue is full: try the NIC's other flows.
+                        idle += 1;
+                        continue;
+                    }
                     break;
                 }
+                idle = 0;
                 let seq = (self.messages[msg as usize].size - left) / self.packet_length;
                 let p = self.new_packet(src, dst, len, f as u32, msg, seq);
                 let id = self.pool.alloc(p);
@@ -422,6 +452,7 @@ impl Kernel {
                 } else {
                     fl.backlog.front_mut().expect("not empty").1 -= len;
                 }
+                self.flow_rr[i] = (j % n) as u32;
             }
         }
     }
@@ -433,21 +464,49 @@ impl Kernel {
         while i < self.nic_active.len() {
             let n = self.nic_active[i] as usize;
             if self.nics[n].link_busy <= self.now {
-                let pkt = *self.nics[n]
-                    .queue
-                    .front()
-                    .expect("listed NICs hold packets");
-                let len = self.pool.get(pkt).len as u32;
                 let (s, pt) = self.net.attach[n];
                 let gp = (self.net.port_base[s as usize] + pt as u32) as usize;
                 let base = self.vc_base[gp];
-                let best = self
-                    .queue_at(gp, self.pool.get(pkt), None, true)
-                    .map(|q| base + q as u32);
-                if let Some(vc) = best {
+                // The oldest packet, or with admittance queues the head of the first
+                // destination (round robin) whose packet the switch can take.
+                let pick = if self.admittance {
+                    let nic = &self.nics[n];
+                    let from = nic.next_destination;
+                    nic.by_destination
+                        .range(from..)
+                        .chain(nic.by_destination.range(..from))
+                        .find_map(|(&dst, (q, _))| {
+                            let pkt = *q.front().expect("admittance queues hold packets");
+                            self.queue_at(gp, self.pool.get(pkt), None, true)
+                                .map(|vc| (pkt, vc, dst))
+                        })
+                } else {
+                    let pkt = *self.nics[n]
+                        .queue
+                        .front()
+                        .expect("listed NICs hold packets");
+                    self.queue_at(gp, self.pool.get(pkt), None, true)
+                        .map(|vc| (pkt, vc, 0))
+                };
+                if let Some((pkt, q, dst)) = pick {
+                    let vc = base + q as u32;
+                    let len = self.pool.get(pkt).len as u32;
                     self.fc.take(vc, len);
                     let nic = &mut self.nics[n];
-                    nic.queue.pop_front();
+                    if self.admittance {
+                        let (queue, phits) = nic
+                            .by_destination
+                            .get_mut(&dst)
+                            .expect("the destination picked");
+                        queue.pop_front();
+                        *phits -= len;
+                        if queue.is_empty() {
+                            nic.by_destination.remove(&dst);
+                        }
+                        nic.next_destination = dst.wrapping_add(1);
+                    } else {
+                        nic.queue.pop_front();
+                    }
                     nic.queued -= len;
                     nic.link_busy = self.now + len as u64;
                     let p = self.pool.get_mut(pkt);
@@ -459,7 +518,7 @@ impl Kernel {
                     self.wheel.at(self.now, at, Ev::Arrive { pkt, vc });
                 }
             }
-            if self.nics[n].queue.is_empty() {
+            if self.nics[n].is_empty() {
                 self.nic_listed[n] = false;
                 self.nic_active.swap_remove(i);
             } else {
@@ -805,8 +864,17 @@ impl Kernel {
                 flows[a].dependents.push(i);
             }
         }
+        let mut flow_nics: Vec<(u32, Vec<u32>)> = Vec::new();
+        for (i, f) in cfg.flows.iter().enumerate() {
+            match flow_nics.iter_mut().find(|(n, _)| *n as u64 == f.src) {
+                Some((_, list)) => list.push(i as u32),
+                None => flow_nics.push((f.src as u32, vec![i as u32])),
+            }
+        }
         let routers = net.num_routers();
         Ok(Kernel {
+            flow_rr: vec![0; flow_nics.len()],
+            flow_nics,
             now: 0,
             wheel: Wheel::new(horizon),
             pool: Pool::default(),
@@ -831,6 +899,7 @@ impl Kernel {
             collector: Collector::new(ws, we, routers, sim.series_window),
             packet_length: rc.packet_length,
             nic_capacity: cfg.nic.queue,
+            admittance: cfg.nic.admittance,
             gap: Geometric::new(cfg.traffic.load / rc.packet_length as f64),
             pattern,
             rng,
@@ -968,7 +1037,7 @@ impl<S: Switch, M: Mechanism> Simulator for Sim<S, M> {
             }
         };
         for nic in &self.k.nics {
-            for &id in &nic.queue {
+            for &id in nic.packets() {
                 mark(id, &mut seen);
                 in_buffers += 1;
             }

@@ -5,17 +5,49 @@
 //! the message is delivered when the last one is in.
 
 use crate::config::FlowSpec;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
-/// One node's interface.
+/// One node's interface: one injection queue, or (with admittance queues) one queue per
+/// destination, served round robin, so that a destination whose packets cannot advance
+/// does not hold up the others (the RECN paper's NICs).
 #[derive(Debug, Default)]
 pub struct Nic {
-    /// Packets waiting to leave, oldest first.
+    /// Packets waiting to leave, oldest first (one injection queue).
     pub queue: VecDeque<u32>,
-    /// Phits in `queue`.
+    /// Per destination with packets waiting: its packets, oldest first, and their phits
+    /// (admittance queues).
+    pub by_destination: BTreeMap<u32, (VecDeque<u32>, u32)>,
+    /// Admittance queues: the first destination to try next (round robin).
+    pub next_destination: u32,
+    /// Phits waiting, in all queues.
     pub queued: u32,
     /// The link into the switch carries a packet until this cycle.
     pub link_busy: u64,
+}
+
+impl Nic {
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty() && self.by_destination.is_empty()
+    }
+
+    /// Every packet waiting (for audits).
+    pub fn packets(&self) -> impl Iterator<Item = &u32> {
+        self.queue
+            .iter()
+            .chain(self.by_destination.values().flat_map(|(q, _)| q))
+    }
+
+    /// Phits waiting where a packet to `dst` would wait: the injection queue, or that
+    /// destination's admittance queue (each bounded by `nic.queue` on its own, so that a
+    /// destination that drains slowly does not take the room of the others).
+    #[inline]
+    pub fn queued_for(&self, dst: u32, admittance: bool) -> u32 {
+        if admittance {
+            self.by_destination.get(&dst).map_or(0, |(_, phits)| *phits)
+        } else {
+            self.queued
+        }
+    }
 }
 
 /// A message on its way: its flow, its size, the phits still to arrive, and when it was
