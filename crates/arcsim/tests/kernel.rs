@@ -678,3 +678,91 @@ fn admittance_queues_keep_a_blocked_destination_from_stopping_a_nics_other_flows
     assert!((to1 - 1.0 / 3.0).abs() < 0.01, "{:?}", shares(&voq));
     assert!((to2 - 2.0 / 3.0).abs() < 0.01, "{:?}", shares(&voq));
 }
+
+#[test]
+fn port_level_credits_share_a_port_memory_without_overflowing_it() {
+    // One switch under saturation, a queue per destination at every port (VOQnet), the
+    // port's 64 phits shared by its 8 queues under port-level credits: a queue may take more
+    // than its eighth, the port never more than its memory (an overflow would stop the run).
+    use arcsim::Simulator;
+    let text = format!(
+        "{}
+[switch]
+kind = \"cioq\"
+output_buffer = 2
+queues = \"voq-net\"
+[flow_control]
+kind = \"port-credits\"
+[router]
+packet_length = 1
+buffer_injection = 64
+[traffic]
+load = 1.0
+allow_self = true
+[simulation]
+warmup_cycles = 1000
+measure_cycles = 10000
+",
+        one_switch(8)
+    );
+    let c = cfg(&text);
+    let mut sim = arcsim::kernel::build_with(&c, arcsim::kernel::mechanism::NoMechanism).unwrap();
+    let r = sim.run().unwrap();
+    let fc = &sim.k.fc;
+    assert!(fc.peak_port <= 64, "{}", fc.peak_port);
+    assert!(
+        fc.peak_queue > 8,
+        "queues never went past their eighth: {}",
+        fc.peak_queue
+    );
+    assert!(r.accepted_load > 0.9, "{}", r.accepted_load);
+}
+
+#[test]
+fn credit_frames_that_take_link_time_lower_a_saturated_links_data_throughput() {
+    // Two nodes on two switches send to each other as fast as they can: every link carries
+    // data one way and the other way's credits. A credit frame of 2 phits per 16-phit
+    // packet leaves 16/18 of every link to data.
+    let both_ways = |frame: u32| {
+        let text = format!(
+            "{}
+[switch]
+kind = \"cioq\"
+[flow_control]
+frame_phits = {frame}
+[router]
+packet_length = 16
+buffer_local = 256
+buffer_injection = 256
+[traffic]
+load = 0.0
+[[flows]]
+src = 0
+dst = 1
+[[flows]]
+src = 1
+dst = 0
+[simulation]
+warmup_cycles = 2000
+measure_cycles = 20000
+",
+            chain(&[1], &[0, 1], 1)
+        );
+        run(&text)
+    };
+    let free = both_ways(0);
+    let framed = both_ways(2);
+    for f in 0..2 {
+        assert!(
+            (free.flows[f].throughput - 1.0).abs() < 0.01,
+            "{:?}",
+            free.flows
+        );
+        let want = 16.0 / 18.0;
+        assert!(
+            (framed.flows[f].throughput - want).abs() < 0.01,
+            "{} against {want}",
+            framed.flows[f].throughput
+        );
+    }
+}

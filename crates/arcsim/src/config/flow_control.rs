@@ -17,6 +17,9 @@ pub enum FlowControlKind {
     /// No back-pressure at all: unbounded buffers and output queues (the reference without
     /// flow control).
     None,
+    /// Credits per port (the RECN paper's): the queues of an input port share its memory,
+    /// each may grow to all of it, and the sender holds one credit count for the whole port.
+    PortCredits,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,6 +30,9 @@ pub struct FlowControlConfig {
     pub xoff: u32,
     /// PFC: occupancy at which a paused buffer lets its sender resume (below `xoff`).
     pub xon: u32,
+    /// Phits a link-level frame (a credit, PAUSE or resume) takes on the link it travels
+    /// back over; 0: frames take no link time (only the link's latency).
+    pub frame_phits: u32,
 }
 
 impl Default for FlowControlConfig {
@@ -35,6 +41,7 @@ impl Default for FlowControlConfig {
             kind: FlowControlKind::Credits,
             xoff: 0,
             xon: 0,
+            frame_phits: 0,
         }
     }
 }
@@ -47,6 +54,21 @@ impl FlowControlConfig {
     /// Checks that need only this section and the packet length; the headroom above `xoff`
     /// against each buffer and link is checked when the network is built.
     pub fn validate(&self, packet_length: u32) -> Result<(), ConfigError> {
+        if self.frame_phits > 4096 {
+            return Err(field_err(
+                "flow_control.frame_phits",
+                format!(
+                    "{} phits is out of range: allowed 0..=4096",
+                    self.frame_phits
+                ),
+            ));
+        }
+        if self.frame_phits > 0 && self.kind == FlowControlKind::None {
+            return Err(field_err(
+                "flow_control.frame_phits",
+                "without flow control there are no frames: leave it at 0, or choose a flow control",
+            ));
+        }
         match self.kind {
             FlowControlKind::Pfc => {
                 if self.xoff < packet_length {
@@ -70,7 +92,7 @@ impl FlowControlConfig {
                     ));
                 }
             }
-            FlowControlKind::Credits | FlowControlKind::None => {
+            FlowControlKind::Credits | FlowControlKind::None | FlowControlKind::PortCredits => {
                 if self.xoff != 0 || self.xon != 0 {
                     return Err(field_err(
                         "flow_control.xoff",

@@ -1,7 +1,8 @@
-//! The kernel's events and the timing wheel that holds them. Every event lies at most a
-//! bounded number of cycles ahead (the longest link latency plus a packet, or a crossbar
-//! transfer), so a wheel a little longer than that holds all of them; buckets keep their
-//! capacity, so steady-state scheduling does not allocate.
+//! The kernel's events and the timing wheel that holds them. Nearly every event lies at
+//! most a bounded number of cycles ahead (the longest link latency plus a packet, or a
+//! crossbar transfer), so a wheel a little longer than that holds them; buckets keep their
+//! capacity, so steady-state scheduling does not allocate. The rare event beyond (a frame
+//! queued behind others on a busy link) waits in an overflow list, looked at once a turn.
 
 /// Something that happens at a given cycle. 16 bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +30,7 @@ pub enum Ev {
 pub struct Wheel {
     buckets: Vec<Vec<Ev>>,
     mask: u64,
+    overflow: Vec<(u64, Ev)>,
 }
 
 impl Wheel {
@@ -38,29 +40,50 @@ impl Wheel {
         Wheel {
             buckets: (0..size).map(|_| Vec::new()).collect(),
             mask: size - 1,
+            overflow: Vec::new(),
         }
     }
 
-    /// Schedule `ev` at cycle `at`, with `now <= at <= now + horizon`.
+    /// Schedule `ev` at cycle `at` (not before `now`).
     #[inline]
     pub fn at(&mut self, now: u64, at: u64, ev: Ev) {
-        assert!(
-            at >= now && at - now <= self.mask,
-            "event {ev:?} at {at} is beyond the wheel's horizon from {now}"
-        );
-        self.buckets[(at & self.mask) as usize].push(ev);
+        assert!(at >= now, "event {ev:?} at {at} is in the past at {now}");
+        if at - now <= self.mask {
+            self.buckets[(at & self.mask) as usize].push(ev);
+        } else {
+            self.overflow.push((at, ev));
+        }
     }
 
-    /// Take the events of cycle `now` into `out` (cleared first), in the order scheduled.
+    /// Take the events of cycle `now` into `out` (cleared first). Call once per cycle, in
+    /// order.
     #[inline]
     pub fn take(&mut self, now: u64, out: &mut Vec<Ev>) {
+        if now & self.mask == 0 && !self.overflow.is_empty() {
+            // Once a turn: the overflow's events that now fall within the wheel, in the
+            // order they were scheduled.
+            let horizon = now + self.mask;
+            let mut i = 0;
+            while i < self.overflow.len() {
+                let (at, ev) = self.overflow[i];
+                if at <= horizon {
+                    self.buckets[(at & self.mask) as usize].push(ev);
+                    self.overflow.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+        }
         out.clear();
         std::mem::swap(&mut self.buckets[(now & self.mask) as usize], out);
     }
 
     /// Every pending event (for audits and deadlock reports).
     pub fn pending(&self) -> impl Iterator<Item = &Ev> {
-        self.buckets.iter().flatten()
+        self.buckets
+            .iter()
+            .flatten()
+            .chain(self.overflow.iter().map(|(_, e)| e))
     }
 }
 
@@ -97,9 +120,27 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "beyond the wheel's horizon")]
-    fn an_event_past_the_horizon_is_a_bug() {
+    fn an_event_past_the_horizon_waits_in_the_overflow() {
         let mut w = Wheel::new(5);
         w.at(0, 100, Ev::Deliver { pkt: 1 });
+        w.at(3, 21, Ev::Deliver { pkt: 2 });
+        assert_eq!(w.pending().count(), 2);
+        let mut out = Vec::new();
+        let mut got = Vec::new();
+        for now in 0..=120 {
+            w.take(now, &mut out);
+            got.extend(out.iter().map(|e| (now, *e)));
+        }
+        assert_eq!(
+            got,
+            vec![(21, Ev::Deliver { pkt: 2 }), (100, Ev::Deliver { pkt: 1 })]
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "in the past")]
+    fn an_event_in_the_past_is_a_bug() {
+        let mut w = Wheel::new(5);
+        w.at(10, 3, Ev::Deliver { pkt: 1 });
     }
 }

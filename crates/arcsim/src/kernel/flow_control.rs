@@ -30,6 +30,14 @@ pub struct FlowControl {
     pub paused: Vec<bool>,
     /// PAUSE frames sent, for the report.
     pub pauses_sent: u64,
+    /// Port-level credits: per input VC its port; per port its memory, phits held and the
+    /// sender's credits; and the most phits any port and any queue held.
+    vc_port: Vec<u32>,
+    port_capacity: Vec<u32>,
+    port_occupancy: Vec<u32>,
+    port_credits: Vec<u32>,
+    pub peak_port: u32,
+    pub peak_queue: u32,
 }
 
 impl FlowControl {
@@ -50,7 +58,28 @@ impl FlowControl {
             paused: vec![false; n],
             capacity,
             pauses_sent: 0,
+            vc_port: Vec::new(),
+            port_capacity: Vec::new(),
+            port_occupancy: Vec::new(),
+            port_credits: Vec::new(),
+            peak_port: 0,
+            peak_queue: 0,
         }
+    }
+
+    /// The port of every input VC and the memory of every port (used by port-level
+    /// credits).
+    pub fn with_ports(mut self, vc_port: Vec<u32>, port_capacity: Vec<u32>) -> FlowControl {
+        self.port_occupancy = vec![0; port_capacity.len()];
+        self.port_credits = port_capacity.clone();
+        self.port_capacity = port_capacity;
+        self.vc_port = vc_port;
+        self
+    }
+
+    #[inline]
+    fn port(&self, vc: u32) -> usize {
+        self.vc_port[vc as usize] as usize
     }
 
     /// Whether the sender upstream of input VC `vc` may start a packet of `len` phits into it.
@@ -60,14 +89,20 @@ impl FlowControl {
             FlowControlKind::Credits => self.credits[vc as usize] >= len,
             FlowControlKind::Pfc => !self.paused[vc as usize],
             FlowControlKind::None => true,
+            FlowControlKind::PortCredits => self.port_credits[self.port(vc)] >= len,
         }
     }
 
     /// The sender starts a packet of `len` phits into input VC `vc` (after [`Self::can_send`]).
     #[inline]
     pub fn take(&mut self, vc: u32, len: u32) {
-        if self.kind == FlowControlKind::Credits {
-            self.credits[vc as usize] -= len;
+        match self.kind {
+            FlowControlKind::Credits => self.credits[vc as usize] -= len,
+            FlowControlKind::PortCredits => {
+                let p = self.port(vc);
+                self.port_credits[p] -= len;
+            }
+            _ => {}
         }
     }
 
@@ -79,6 +114,11 @@ impl FlowControl {
             FlowControlKind::Credits => self.credits[vc as usize],
             FlowControlKind::Pfc => (!self.paused[vc as usize]) as u32,
             FlowControlKind::None => 1,
+            // Every queue of the port has the port's room; the emptiest queue is the
+            // sender's best guess of the least contended one.
+            FlowControlKind::PortCredits => {
+                self.port_credits[self.port(vc)].saturating_sub(self.occupancy[vc as usize])
+            }
         }
     }
 
@@ -93,6 +133,16 @@ impl FlowControl {
             return Err(occ);
         }
         self.occupancy[v] = occ;
+        self.peak_queue = self.peak_queue.max(occ);
+        if self.kind == FlowControlKind::PortCredits {
+            let p = self.port(vc);
+            let held = self.port_occupancy[p] + len;
+            if held > self.port_capacity[p] {
+                return Err(held);
+            }
+            self.port_occupancy[p] = held;
+            self.peak_port = self.peak_port.max(held);
+        }
         if self.kind == FlowControlKind::Pfc && occ >= self.xoff && !self.paused_sender[v] {
             self.paused_sender[v] = true;
             self.pauses_sent += 1;
@@ -108,6 +158,11 @@ impl FlowControl {
         self.occupancy[v] -= len;
         match self.kind {
             FlowControlKind::Credits => Some(Signal::Credit(len)),
+            FlowControlKind::PortCredits => {
+                let p = self.port(vc);
+                self.port_occupancy[p] -= len;
+                Some(Signal::Credit(len))
+            }
             FlowControlKind::Pfc => {
                 if self.paused_sender[v] && self.occupancy[v] <= self.xon {
                     self.paused_sender[v] = false;
@@ -125,6 +180,10 @@ impl FlowControl {
     pub fn receive(&mut self, vc: u32, s: Signal) {
         let v = vc as usize;
         match s {
+            Signal::Credit(n) if self.kind == FlowControlKind::PortCredits => {
+                let p = self.port(vc);
+                self.port_credits[p] += n;
+            }
             Signal::Credit(n) => self.credits[v] += n,
             Signal::Pause => self.paused[v] = true,
             Signal::Resume => self.paused[v] = false,

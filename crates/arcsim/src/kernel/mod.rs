@@ -92,6 +92,9 @@ pub struct Kernel {
     nic_capacity: u32,
     /// One queue per destination at every NIC.
     admittance: bool,
+    /// Link time of a credit, PAUSE or resume frame, and the phits frames took in all.
+    frame_phits: u32,
+    pub frame_link_phits: u64,
     // Synthetic traffic.
     pattern: Option<Pattern>,
     gap: Geometric,
@@ -267,7 +270,15 @@ impl Kernel {
     #[inline]
     fn signal_upstream(&mut self, vc: u32, s: Signal) {
         let gp = self.vc_port[vc as usize] as usize;
-        let at = self.now + self.net.ports[gp].latency as u64;
+        // A frame that takes link time waits for the link back (this port's output) and
+        // holds it for its phits, as data does.
+        let mut start = self.now;
+        if self.frame_phits > 0 {
+            start = start.max(self.link_busy[gp]);
+            self.link_busy[gp] = start + self.frame_phits as u64;
+            self.frame_link_phits += self.frame_phits as u64;
+        }
+        let at = start + self.net.ports[gp].latency as u64;
         let ev = match s {
             Signal::Credit(phits) => Ev::Credit { vc, phits },
             Signal::Pause => Ev::Pause { vc, on: true },
@@ -742,6 +753,8 @@ impl Kernel {
         let mut vc_count = Vec::with_capacity(n_ports);
         let mut vc_port = Vec::new();
         let mut capacity = Vec::new();
+        let mut port_capacity = Vec::new();
+        let port_credits = cfg.flow_control.kind == FlowControlKind::PortCredits;
         let mut peer = Vec::with_capacity(n_ports);
         let mut port_switch = Vec::with_capacity(n_ports);
         for r in 0..net.num_routers() {
@@ -767,7 +780,7 @@ impl Kernel {
                             _ => nodes,
                         };
                         let each = buf / q as u32;
-                        if each < rc.packet_length {
+                        if each < rc.packet_length && !port_credits {
                             return Err(ConfigError::Field {
                                 field: key.into(),
                                 message: format!(
@@ -783,11 +796,19 @@ impl Kernel {
                         (q as u16, each)
                     }
                 };
+                // With port-level credits the queues share the port's memory: each may grow
+                // to all of it, and the port's credits keep their sum within it.
+                let memory = if scheme == QueueScheme::Vc {
+                    buf.saturating_mul(n as u32)
+                } else {
+                    port_memory_of(info.class, rc)
+                };
+                port_capacity.push(memory);
                 vc_base.push(vc_port.len() as u32);
                 vc_count.push(n);
                 for _ in 0..n {
                     vc_port.push(gp as u32);
-                    capacity.push(buf);
+                    capacity.push(if port_credits { memory } else { buf });
                 }
                 port_switch.push(r as u32);
                 peer.push(match info.class {
@@ -879,7 +900,8 @@ impl Kernel {
             wheel: Wheel::new(horizon),
             pool: Pool::default(),
             route,
-            fc: FlowControl::new(fcc.kind, fcc.xoff, fcc.xon, capacity),
+            fc: FlowControl::new(fcc.kind, fcc.xoff, fcc.xon, capacity)
+                .with_ports(vc_port.clone(), port_capacity),
             link_busy: vec![0; n_ports],
             sent: vec![0; n_ports],
             sent_at_window_start: Vec::new(),
@@ -900,6 +922,8 @@ impl Kernel {
             packet_length: rc.packet_length,
             nic_capacity: cfg.nic.queue,
             admittance: cfg.nic.admittance,
+            frame_phits: cfg.flow_control.frame_phits,
+            frame_link_phits: 0,
             gap: Geometric::new(cfg.traffic.load / rc.packet_length as f64),
             pattern,
             rng,
@@ -928,6 +952,16 @@ impl Kernel {
                 self.calendar.schedule(0, t, n as u32);
             }
         }
+    }
+}
+
+/// The memory of an input port of `class` when its queues divide it (every scheme but VCs).
+fn port_memory_of(class: PortClass, rc: &crate::config::RouterConfig) -> u32 {
+    match class {
+        PortClass::Terminal => rc.buffer_injection,
+        PortClass::Local => rc.buffer_local,
+        PortClass::Global => rc.buffer_global,
+        PortClass::Unused => 0,
     }
 }
 
