@@ -766,3 +766,57 @@ measure_cycles = 20000
         );
     }
 }
+
+/// A rate limiter for the tests: node 0 may start a packet only every `period` cycles.
+struct Limiter {
+    period: u64,
+    next: u64,
+}
+
+impl arcsim::kernel::mechanism::Mechanism for Limiter {
+    fn may_inject(&mut self, k: &arcsim::kernel::Kernel, node: usize, _pkt: u32) -> bool {
+        if node != 0 {
+            return true;
+        }
+        if k.now < self.next {
+            return false;
+        }
+        self.next = k.now + self.period;
+        true
+    }
+}
+
+#[test]
+fn a_rate_limiter_holds_a_flow_to_its_rate_and_the_others_take_the_rest() {
+    use arcsim::Simulator;
+    let text = format!(
+        "{}
+[switch]
+kind = \"cioq\"
+[router]
+packet_length = 4
+[traffic]
+load = 0.0
+[[flows]]
+src = 0
+dst = 2
+[[flows]]
+src = 1
+dst = 2
+[simulation]
+warmup_cycles = 2000
+measure_cycles = 20000
+",
+        one_switch(3)
+    );
+    let c = cfg(&text);
+    let limiter = Limiter {
+        period: 16,
+        next: 0,
+    };
+    let mut sim = arcsim::kernel::build_with(&c, limiter).unwrap();
+    let r = sim.run().unwrap();
+    // One 4-phit packet every 16 cycles: a quarter of the link.
+    assert!((r.flows[0].throughput - 0.25).abs() < 0.01, "{:?}", r.flows);
+    assert!((r.flows[1].throughput - 0.75).abs() < 0.01, "{:?}", r.flows);
+}

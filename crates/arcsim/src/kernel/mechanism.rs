@@ -19,6 +19,13 @@ pub trait Mechanism {
     fn sends_control(&self) -> bool {
         false
     }
+    /// Whether node `node`'s NIC may send data packet `pkt` now: the hook of per-flow rate
+    /// limiters (QCN reaction points). A packet held back stays at the head of its queue
+    /// and is asked about again next cycle.
+    #[inline]
+    fn may_inject(&mut self, _k: &Kernel, _node: usize, _pkt: u32) -> bool {
+        true
+    }
     /// A data packet's head reached input VC `vc` (input sampling).
     #[inline]
     fn on_input(&mut self, _k: &mut Kernel, _vc: u32, _pkt: u32) {}

@@ -470,7 +470,7 @@ impl Kernel {
 
     /// Every NIC with packets and a free link sends its oldest, if its switch's injection
     /// buffer takes it (the VC with the most room).
-    fn inject(&mut self) {
+    fn inject<M: Mechanism>(&mut self, m: &mut M) {
         let mut i = 0;
         while i < self.nic_active.len() {
             let n = self.nic_active[i] as usize;
@@ -488,6 +488,9 @@ impl Kernel {
                         .chain(nic.by_destination.range(..from))
                         .find_map(|(&dst, (q, _))| {
                             let pkt = *q.front().expect("admittance queues hold packets");
+                            if !m.may_inject(self, n, pkt) {
+                                return None;
+                            }
                             self.queue_at(gp, self.pool.get(pkt), None, true)
                                 .map(|vc| (pkt, vc, dst))
                         })
@@ -496,8 +499,12 @@ impl Kernel {
                         .queue
                         .front()
                         .expect("listed NICs hold packets");
-                    self.queue_at(gp, self.pool.get(pkt), None, true)
-                        .map(|vc| (pkt, vc, 0))
+                    if m.may_inject(self, n, pkt) {
+                        self.queue_at(gp, self.pool.get(pkt), None, true)
+                            .map(|vc| (pkt, vc, 0))
+                    } else {
+                        None
+                    }
                 };
                 if let Some((pkt, q, dst)) = pick {
                     let vc = base + q as u32;
@@ -1019,7 +1026,7 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         k.events = evs;
         k.generate();
         k.run_flows();
-        k.inject();
+        k.inject(&mut self.mech);
         self.sw.step(k, &mut self.mech);
         if k.pool.live() > 0 && k.now - k.last_move > self.watchdog {
             return Err(SimError::Stall(format!(
