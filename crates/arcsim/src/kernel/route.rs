@@ -25,6 +25,10 @@ pub struct RouteTable {
     /// `offsets[s * switches + d] .. offsets[.. + 1]` index `ports`.
     offsets: Vec<u32>,
     ports: Vec<u16>,
+    /// When every pair has at most one port (the dragonfly's minimal routing), the port of
+    /// each pair directly (`u16::MAX`: none), and `offsets`/`ports` empty: one memory access
+    /// per lookup instead of two, in a table a third the size.
+    single: Vec<u16>,
     pub policy: VcPolicy,
     /// Longest shortest path in switch-to-switch hops, and the longest in local and global
     /// hops (ClassHops), over all pairs of switches with nodes.
@@ -115,10 +119,28 @@ impl RouteTable {
             }
         }
         offsets.push(ports.len() as u32);
+        let single = if offsets.windows(2).all(|w| w[1] - w[0] <= 1) {
+            let single = offsets
+                .windows(2)
+                .map(|w| {
+                    if w[1] > w[0] {
+                        ports[w[0] as usize]
+                    } else {
+                        u16::MAX
+                    }
+                })
+                .collect();
+            offsets = Vec::new();
+            ports = Vec::new();
+            single
+        } else {
+            Vec::new()
+        };
         let mut table = RouteTable {
             switches: n,
             offsets,
             ports,
+            single,
             policy,
             diameter: 0,
             max_class_hops: [0; 2],
@@ -150,6 +172,14 @@ impl RouteTable {
     #[inline]
     pub fn ports_towards(&self, s: usize, d: usize) -> &[u16] {
         let i = s * self.switches + d;
+        if !self.single.is_empty() {
+            let p = &self.single[i];
+            return if *p == u16::MAX {
+                &[]
+            } else {
+                std::slice::from_ref(p)
+            };
+        }
         &self.ports[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
 
