@@ -82,6 +82,13 @@ pub fn bench_command(
         println!("wall time          {:.3} s", r.wall_seconds);
         println!("simulated cycles/s {median:.0}");
     }
+    if let Some(u) = &r.units {
+        println!(
+            "simulated time/s   {:.3} us per wall second (cycle {} ns)",
+            median * u.cycle_ns / 1e3,
+            u.cycle_ns
+        );
+    }
     println!(
         "packet-hops/s      {:.3e}  ({} hops)",
         r.packet_hops as f64 * median / r.cycles as f64,
