@@ -1,0 +1,85 @@
+//! The general kernel from the command line: its examples run, and a sweep of a kernel
+//! configuration gives the same numbers whatever the number of threads.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+fn sweep_csv_without_wall_time(path: &Path) -> Vec<Vec<String>> {
+    let mut r = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let header: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    let keep: Vec<usize> = (0..header.len())
+        .filter(|&i| !header[i].contains("wall") && !header[i].contains("seconds"))
+        .collect();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            keep.iter().map(|&i| rec[i].to_string()).collect()
+        })
+        .collect()
+}
+
+#[test]
+fn a_kernel_sweep_is_the_same_on_one_thread_and_on_two() {
+    let dir = temp_dir("cli-kernel-sweep");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/hol_switch.toml");
+    let run = |threads: &str| {
+        let out_dir = dir.join(format!("t{threads}"));
+        let out = arcsim(
+            &dir,
+            &[
+                "sweep",
+                example.to_str().unwrap(),
+                "--set",
+                "simulation.warmup_cycles=200",
+                "--set",
+                "simulation.measure_cycles=1000",
+                "--load",
+                "0.3,0.6,1.0",
+                "--vary",
+                "switch.speedup=1.0,2.0",
+                "--threads",
+                threads,
+                "--out",
+                out_dir.to_str().unwrap(),
+            ],
+        );
+        assert_success(&out, "arcsim sweep on the kernel");
+        sweep_csv_without_wall_time(&out_dir.join("sweep.csv"))
+    };
+    let one = run("1");
+    assert_eq!(one.len(), 6);
+    assert_eq!(one, run("2"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_kernel_examples_run_and_report_their_flows() {
+    let dir = temp_dir("cli-kernel-run");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/pfc_incast.toml");
+    let out_dir = dir.join("out");
+    let out = arcsim(
+        &dir,
+        &[
+            "run",
+            example.to_str().unwrap(),
+            "--set",
+            "simulation.warmup_cycles=1000",
+            "--set",
+            "simulation.measure_cycles=4000",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_success(&out, "arcsim run examples/pfc_incast.toml");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("PAUSE frames sent"), "{stdout}");
+    assert!(stdout.contains("flow 4"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("result.json")).unwrap())
+            .unwrap();
+    let run = json.get("run").unwrap_or(&json);
+    assert_eq!(run["flows"].as_array().map(Vec::len), Some(5), "{run}");
+    assert!(run["pauses"].as_u64().unwrap_or(0) > 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
