@@ -7,6 +7,7 @@ mod load;
 mod plot;
 mod progress;
 mod report;
+mod show;
 mod sweep;
 
 use anyhow::Result;

@@ -363,20 +363,23 @@ fn print_table(points: &[SweepPoint]) {
         let (acc, lat) = if ci {
             (
                 format!("{:.4} ±{:.4}", r.accepted_load.mean, r.accepted_load.ci95),
-                format!("{:.1} ±{:.1}", r.latency_mean.mean, r.latency_mean.ci95),
+                r.latency_mean.as_ref().map_or_else(
+                    || crate::show::MISSING.to_string(),
+                    |e| format!("{:.1} ±{:.1}", e.mean, e.ci95),
+                ),
             )
         } else {
             (
                 format!("{:.4}", r.accepted_load.mean),
-                format!("{:.1}", r.latency_mean.mean),
+                crate::show::opt(r.latency_mean.as_ref().map(|e| e.mean), 1),
             )
         };
         println!(
-            "{:<24} {:>8.3} {acc:>w$} {lat:>w$} {:>8.2} {:>8.1}%",
+            "{:<24} {:>8.3} {acc:>w$} {lat:>w$} {:>8} {:>8}%",
             p.curve,
             r.offered_load,
-            r.hops_mean.mean,
-            100.0 * r.misrouted_fraction.mean
+            crate::show::opt(r.hops_mean.as_ref().map(|e| e.mean), 2),
+            crate::show::opt(r.misrouted_fraction.as_ref().map(|e| 100.0 * e.mean), 1)
         );
     }
 }
@@ -416,6 +419,12 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
     for p in points {
         let r = &p.result;
         let sum = |f: &dyn Fn(&RunResult) -> u64| r.runs.iter().map(f).sum::<u64>().to_string();
+        let opt = |e: &Option<arcsim::stats::summary::Estimate>, prec: usize| {
+            crate::show::opt(e.as_ref().map(|e| e.mean), prec)
+        };
+        let opt_ci = |e: &Option<arcsim::stats::summary::Estimate>, prec: usize| {
+            crate::show::opt(e.as_ref().map(|e| e.ci95), prec)
+        };
         // Means over the seeds.
         let mean = |f: &dyn Fn(&RunResult) -> f64| {
             format!(
@@ -428,13 +437,23 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
             format!("{}", p.result.offered_load),
             format!("{:.6}", r.accepted_load.mean),
             format!("{:.6}", r.accepted_load.ci95),
-            format!("{:.3}", r.latency_mean.mean),
-            format!("{:.3}", r.latency_mean.ci95),
-            format!("{:.3}", r.latency_p99.mean),
-            format!("{:.3}", r.network_latency_mean.mean),
-            format!("{:.4}", r.hops_mean.mean),
-            format!("{:.6}", r.misrouted_fraction.mean),
-            mean(&|x| x.escape.entered_fraction),
+            opt(&r.latency_mean, 3),
+            opt_ci(&r.latency_mean, 3),
+            opt(&r.latency_p99, 3),
+            opt(&r.network_latency_mean, 3),
+            opt(&r.hops_mean, 4),
+            opt(&r.misrouted_fraction, 6),
+            // Missing ("-") when a seed delivered no packet in its window.
+            crate::show::opt(
+                arcsim::stats::summary::Estimate::of_present(
+                    &r.runs
+                        .iter()
+                        .map(|x| x.escape.entered_fraction)
+                        .collect::<Vec<_>>(),
+                )
+                .map(|e| e.mean),
+                6,
+            ),
             mean(&|x| x.links.local.mean),
             mean(&|x| x.links.local.max),
             mean(&|x| x.links.global.mean),
@@ -506,7 +525,9 @@ fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<
             y_label: "mean packet latency (cycles)",
             log_y: false,
         },
-        &latency_curves(curves(&|p| below_saturation(p).then_some(latency_point(p)))),
+        &latency_curves(curves(&|p| {
+            below_saturation(p).then(|| latency_point(p)).flatten()
+        })),
     )?;
     // The busiest global link: where a routing that cannot spread its load saturates.
     line_plot(
@@ -535,12 +556,13 @@ fn below_saturation(p: &SweepPoint) -> bool {
     p.result.accepted_load.mean >= 0.95 * p.result.offered_load
 }
 
-fn latency_point(p: &SweepPoint) -> Point {
-    Point {
+fn latency_point(p: &SweepPoint) -> Option<Point> {
+    let e = p.result.latency_mean.as_ref()?;
+    Some(Point {
         x: p.result.offered_load,
-        y: p.result.latency_mean.mean,
-        ci: Some(p.result.latency_mean.ci95),
-    }
+        y: e.mean,
+        ci: Some(e.ci95),
+    })
 }
 
 /// A curve saturated at every load has no point on the latency plot; its legend entry says

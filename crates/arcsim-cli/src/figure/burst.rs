@@ -173,12 +173,13 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                             points: pts,
                         });
                     }
-                    let escape = r
-                        .runs
-                        .iter()
-                        .map(|x| x.escape.entered_fraction)
-                        .sum::<f64>()
-                        / r.runs.len() as f64;
+                    let escape = arcsim::stats::summary::Estimate::of_present(
+                        &r.runs
+                            .iter()
+                            .map(|x| x.escape.entered_fraction)
+                            .collect::<Vec<_>>(),
+                    )
+                    .map(|e| e.mean);
                     w.write_record([
                         pname.clone(),
                         label.clone(),
@@ -194,8 +195,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                         format!("{rel:.4}"),
                         lp.max.to_string(),
                         lp.seeds_min.to_string(),
-                        format!("{:.4}", r.hops_mean.mean),
-                        format!("{escape:.6}"),
+                        crate::show::opt(r.hops_mean.as_ref().map(|e| e.mean), 4),
+                        crate::show::opt(escape, 6),
                         median_done.map_or(String::new(), |m| format!("{m:.1}")),
                         String::new(),
                     ])?;
@@ -381,8 +382,8 @@ fn write_delivery(
                 label.to_string(),
                 p.cycle.to_string(),
                 format!("{:.6}", p.accepted_load),
-                format!("{:.6}", p.escaped_fraction),
-                format!("{:.4}", p.hops_mean),
+                crate::show::opt(p.escaped_fraction, 6),
+                crate::show::opt(p.hops_mean, 4),
                 p.in_flight.to_string(),
                 format!("{:.6}", p.occupancy.global),
                 format!("{:.6}", p.occupancy.escape),

@@ -151,12 +151,17 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     match s.points.get(k) {
                         Some(p) => {
                             cycle = p.cycle;
-                            if !p.mostly_delivered(r.nodes, s.window_cycles, len) {
-                                complete = false;
+                            // A window mostly delivered has packets, hence a latency.
+                            match (p.latency_mean, p.misrouted_fraction) {
+                                (Some(l), Some(m))
+                                    if p.mostly_delivered(r.nodes, s.window_cycles, len) =>
+                                {
+                                    lat += l;
+                                    mis += m;
+                                }
+                                _ => complete = false,
                             }
-                            lat += p.latency_mean;
                             acc += p.accepted_load;
-                            mis += p.misrouted_fraction;
                         }
                         None => complete = false,
                     }
