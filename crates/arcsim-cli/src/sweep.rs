@@ -81,7 +81,7 @@ fn parse_load_item(spec: &str, item: &str) -> Result<Vec<f64>> {
     if parts.len() == 1 {
         let load = num(parts[0], "load")?;
         if !(load > 0.0 && load <= 1.0) {
-            bail!("--load {spec}: load {item} must satisfy 0 < load <= 1 (phits/(node*cycle))");
+            bail!("--load {spec}: load {item} must satisfy 0 < load <= 1 (phits/(node·cycle))");
         }
         if round(load) <= 0.0 {
             bail!("--load {spec}: load {item} rounds to 0 at the 1e-9 resolution of --load: use at least 1e-9");
@@ -100,7 +100,7 @@ fn parse_load_item(spec: &str, item: &str) -> Result<Vec<f64>> {
         bail!("--load {spec}: STEP must be a positive number");
     }
     if !(start > 0.0 && stop <= 1.0 && start <= stop) {
-        bail!("--load {spec}: loads must satisfy 0 < START <= STOP <= 1 (phits/(node*cycle))");
+        bail!("--load {spec}: loads must satisfy 0 < START <= STOP <= 1 (phits/(node·cycle))");
     }
     if round(start) <= 0.0 {
         bail!(

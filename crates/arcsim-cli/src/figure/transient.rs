@@ -253,7 +253,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         tw.flush()?;
         writeln!(
             report,
-            "\n## {ptitle}: accepted load per window, phits/(node*cycle){}",
+            "\n## {ptitle}: accepted load per window, phits/(node·cycle){}",
             if thr_curves.iter().any(|c| !c.points.is_empty()) {
                 ""
             } else {
@@ -289,7 +289,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         plot(
             "throughput",
             false,
-            "accepted load (phits/(node*cycle))",
+            "accepted load (phits/(node·cycle))",
             &thr_curves,
         )?;
         plot(
