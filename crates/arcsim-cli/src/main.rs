@@ -1,6 +1,7 @@
 //! `arcsim`: command-line front end. See `arcsim --help` and docs/.
 
 mod bench;
+mod check;
 mod figure;
 mod hugealloc;
 mod load;
@@ -34,7 +35,7 @@ enum Cmd {
     /// Run one simulation (the embedded seed-001 default when no CONFIG is given), print a
     /// summary and write OUT/result.json plus time-series and hop-histogram plots.
     Run {
-        /// TOML configuration file.
+        /// TOML configuration file (`-`: standard input).
         config: Option<PathBuf>,
         /// Override a configuration key, e.g. --set traffic.load=0.3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -67,6 +68,16 @@ enum Cmd {
     },
     /// Print the embedded default configuration (a starting point for your own files).
     Config,
+    /// Validate a configuration (every error at once, with line numbers) and print the
+    /// complete effective configuration, every key with defaults included; runs nothing
+    /// and writes no file. `arcsim check my.toml --set traffic.load=0.3 > full.toml`.
+    Check {
+        /// TOML configuration file (`-`: standard input; none: the embedded default).
+        config: Option<PathBuf>,
+        /// Override a configuration key, e.g. --set traffic.load=0.3 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -108,5 +119,6 @@ fn dispatch(cli: Cli) -> Result<()> {
             print!("{}", arcsim::config::DEFAULT_TOML);
             Ok(())
         }
+        Cmd::Check { config, set } => check::check_command(config.as_deref(), &set),
     }
 }

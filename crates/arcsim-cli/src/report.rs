@@ -107,7 +107,7 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         }
     }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        eprintln!("arcsim: warning: {w}");
     }
     let file = RunFile {
         run: first,

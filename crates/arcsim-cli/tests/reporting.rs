@@ -142,3 +142,94 @@ fn a_sound_run_has_no_warning() {
     );
     assert_eq!(json["warnings"], serde_json::json!([]));
 }
+
+#[test]
+fn every_validation_error_is_reported_with_its_line() {
+    let dir = temp_dir("report-errors");
+    std::fs::write(
+        dir.join("bad.toml"),
+        "# two mistakes\n[topology]\nh = 2\nhh = 3\n\n[traffic]\nload = 2.0\n",
+    )
+    .unwrap();
+    let out = arcsim(
+        &dir,
+        &["run", "bad.toml", "--set", "router.packet_length=0"],
+    );
+    assert_clean_failure(
+        &out,
+        "a file with two errors and a bad --set",
+        &[
+            "3 errors in the configuration",
+            "bad.toml:4: configuration field `topology.hh`: unknown field `hh`",
+            "bad.toml:7: configuration field `traffic.load`: 2 is outside (0, 1]",
+            "--set router.packet_length=0: configuration field `router.packet_length`",
+        ],
+    );
+    // Nothing ran, nothing was written.
+    assert!(!dir.join("results").exists());
+    // TOML types named as a user writes them.
+    std::fs::write(dir.join("type.toml"), "topology = 3\n").unwrap();
+    let out = arcsim(&dir, &["check", "type.toml"]);
+    assert_clean_failure(
+        &out,
+        "a number for a table",
+        &["type.toml:1:", "expected a table"],
+    );
+    assert!(
+        !text(&out.stderr).contains("struct"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn check_prints_the_effective_configuration_and_runs_nothing() {
+    let dir = temp_dir("report-check");
+    std::fs::write(dir.join("my.toml"), "[topology]\nh = 2\n").unwrap();
+    let out = arcsim(&dir, &["check", "my.toml", "--set", "traffic.load=0.25"]);
+    assert_success(&out, "arcsim check");
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with("# arcsim check: my.toml with traffic.load=0.25 is valid."));
+    let cfg = arcsim::Config::from_toml_str(&stdout).expect("the printed configuration parses");
+    assert_eq!(cfg.topology.h, 2);
+    assert_eq!(cfg.traffic.load, 0.25);
+    for key in ["packet_length =", "warmup_cycles =", "algorithm ="] {
+        assert!(stdout.contains(key), "{key} missing from\n{stdout}");
+    }
+    // Nothing but the file we wrote: no result, no plot, no folder.
+    let entries: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(entries.len(), 1, "check wrote {entries:?}");
+    assert!(
+        !text(&out.stdout).contains("topology        "),
+        "it ran a simulation"
+    );
+}
+
+#[test]
+fn a_dash_reads_the_configuration_from_standard_input() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = temp_dir("report-stdin");
+    let run = |input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_arcsim"))
+            .args(["check", "-"])
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run("[traffic]\nload = 0.125\n");
+    assert_success(&out, "arcsim check -");
+    assert!(text(&out.stdout).contains("load = 0.125"));
+    let out = run("[traffic]\n\nload = 7\n");
+    assert_clean_failure(&out, "a bad load on stdin", &["<stdin>:3:", "traffic.load"]);
+}
