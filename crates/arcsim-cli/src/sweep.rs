@@ -42,8 +42,33 @@ pub struct SweepArgs {
 #[derive(Serialize)]
 pub struct SweepPoint {
     pub curve: String,
+    /// The `--vary` keys and this curve's values, in `--vary` order (one column each in
+    /// sweep.csv; an object in sweep.json); empty without `--vary` and in figures.
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "pairs_as_map")]
+    pub varied: Vec<(String, String)>,
     #[serde(flatten)]
     pub result: Repeated,
+}
+
+/// `[(k, v), ...]` as a JSON object `{k: v, ...}` in the same order.
+fn pairs_as_map<S: serde::Serializer>(
+    pairs: &[(String, String)],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(pairs.len()))?;
+    for (k, v) in pairs {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
+}
+
+/// The (key, value) pairs of a curve's `KEY=VALUE` assignments.
+pub fn varied_pairs(sets: &[String]) -> Vec<(String, String)> {
+    sets.iter()
+        .filter_map(|s| s.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
 }
 
 /// Parse a load list: comma-separated single loads and `START:STOP:STEP` ranges (inclusive,
@@ -186,10 +211,13 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
             .with_context(|| format!("--vary {v}"))?
             .into_iter()
             .map(str::trim)
-            .filter(|s| !s.is_empty())
             .collect();
-        if values.is_empty() {
+        if values.iter().all(|s| s.is_empty()) {
             bail!("--vary {v}: give at least one value");
+        }
+        // As --load: a stray comma is a mistake, not a value to skip.
+        if values.iter().any(|s| s.is_empty()) {
+            bail!("--vary {v}: an empty value between commas (or a trailing comma); give V1,V2,... e.g. routing.algorithm=min,val");
         }
         for (i, val) in values.iter().enumerate() {
             if values[..i].contains(val) {
@@ -199,12 +227,11 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
         let mut next = Vec::new();
         for (labels, sets) in &curves {
             for val in &values {
+                // The values only: "min, UN" reads in a legend where
+                // "routing.algorithm=min, traffic.pattern=uniform" is cut; the keys head
+                // sweep.csv's columns.
                 let mut l = labels.clone();
-                l.push(if vary.len() == 1 {
-                    val.to_string()
-                } else {
-                    format!("{key}={val}")
-                });
+                l.push(val.to_string());
                 let mut s = sets.clone();
                 s.push(format!("{key}={val}"));
                 next.push((l, s));
@@ -322,7 +349,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     let mut points = Vec::new();
     let mut iter = results.into_iter();
     let mut reps = reps_of.into_iter();
-    for (label, _) in curves.iter() {
+    for (label, sets) in curves.iter() {
         for load in loads.iter() {
             let n = reps.next().expect("one repetition count per point");
             let mut runs = Vec::with_capacity(n);
@@ -332,6 +359,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
             }
             points.push(SweepPoint {
                 curve: label.clone(),
+                varied: varied_pairs(sets),
                 result: Repeated::of(runs),
             });
         }
@@ -349,8 +377,15 @@ fn print_table(points: &[SweepPoint]) {
     // With several seeds per point, the 95% confidence half-widths follow the means.
     let ci = points.iter().any(|p| p.result.repetitions > 1);
     let w = if ci { 17 } else { 10 };
+    // As wide as the longest curve name, so that the columns stay aligned.
+    let cw = points
+        .iter()
+        .map(|p| p.curve.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
     println!(
-        "{:<24} {:>8} {:>w$} {:>w$} {:>8} {:>9}",
+        "{:<cw$} {:>8} {:>w$} {:>w$} {:>8} {:>9}",
         "curve",
         "offered",
         if ci { "accepted ±95%" } else { "accepted" },
@@ -375,7 +410,7 @@ fn print_table(points: &[SweepPoint]) {
             )
         };
         println!(
-            "{:<24} {:>8.3} {acc:>w$} {lat:>w$} {:>8} {:>8}%",
+            "{:<cw$} {:>8.3} {acc:>w$} {lat:>w$} {:>8} {:>8}%",
             p.curve,
             r.offered_load,
             crate::show::opt(r.hops_mean.as_ref().map(|e| e.mean), 2),
@@ -389,7 +424,12 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
     let csv_path = out.join("sweep.csv");
     let mut w = csv::Writer::from_path(&csv_path)
         .with_context(|| format!("writing {}", csv_path.display()))?;
-    w.write_record([
+    // One column per --vary key, after the curve's name (the same keys for every point).
+    let keys: Vec<&str> = points
+        .first()
+        .map(|p| p.varied.iter().map(|(k, _)| k.as_str()).collect())
+        .unwrap_or_default();
+    w.write_record(keys.iter().copied().chain([
         "curve",
         "offered_load",
         "accepted_load",
@@ -415,7 +455,7 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
         "in_flight",
         "repetitions",
         "wall_seconds",
-    ])?;
+    ]))?;
     for p in points {
         let r = &p.result;
         let sum = |f: &dyn Fn(&RunResult) -> u64| r.runs.iter().map(f).sum::<u64>().to_string();
@@ -432,46 +472,48 @@ pub fn write_outputs(out: &Path, points: &[SweepPoint], title: Option<&str>) -> 
                 r.runs.iter().map(f).sum::<f64>() / r.runs.len().max(1) as f64
             )
         };
-        w.write_record([
-            p.curve.clone(),
-            format!("{}", p.result.offered_load),
-            format!("{:.6}", r.accepted_load.mean),
-            format!("{:.6}", r.accepted_load.ci95),
-            opt(&r.latency_mean, 3),
-            opt_ci(&r.latency_mean, 3),
-            opt(&r.latency_p99, 3),
-            opt(&r.network_latency_mean, 3),
-            opt(&r.hops_mean, 4),
-            opt(&r.misrouted_fraction, 6),
-            // Missing ("-") when a seed delivered no packet in its window.
-            crate::show::opt(
-                arcsim::stats::summary::Estimate::of_present(
-                    &r.runs
-                        .iter()
-                        .map(|x| x.escape.entered_fraction)
-                        .collect::<Vec<_>>(),
-                )
-                .map(|e| e.mean),
-                6,
-            ),
-            mean(&|x| x.links.local.mean),
-            mean(&|x| x.links.local.max),
-            mean(&|x| x.links.global.mean),
-            mean(&|x| x.links.global.max),
-            mean(&|x| x.buffers.occupancy.injection),
-            mean(&|x| x.buffers.occupancy.local),
-            mean(&|x| x.buffers.occupancy.global),
-            mean(&|x| x.buffers.occupancy.escape),
-            r.burst_consumption_cycles
-                .as_ref()
-                .map(|e| format!("{:.1}", e.mean))
-                .unwrap_or_default(),
-            sum(&|x| x.packets.generated),
-            sum(&|x| x.packets.delivered),
-            sum(&|x| x.packets.in_flight),
-            r.repetitions.to_string(),
-            format!("{:.3}", r.runs.iter().map(|x| x.wall_seconds).sum::<f64>()),
-        ])?;
+        w.write_record(
+            p.varied.iter().map(|(_, v)| v.clone()).chain([
+                p.curve.clone(),
+                format!("{}", p.result.offered_load),
+                format!("{:.6}", r.accepted_load.mean),
+                format!("{:.6}", r.accepted_load.ci95),
+                opt(&r.latency_mean, 3),
+                opt_ci(&r.latency_mean, 3),
+                opt(&r.latency_p99, 3),
+                opt(&r.network_latency_mean, 3),
+                opt(&r.hops_mean, 4),
+                opt(&r.misrouted_fraction, 6),
+                // Missing ("-") when a seed delivered no packet in its window.
+                crate::show::opt(
+                    arcsim::stats::summary::Estimate::of_present(
+                        &r.runs
+                            .iter()
+                            .map(|x| x.escape.entered_fraction)
+                            .collect::<Vec<_>>(),
+                    )
+                    .map(|e| e.mean),
+                    6,
+                ),
+                mean(&|x| x.links.local.mean),
+                mean(&|x| x.links.local.max),
+                mean(&|x| x.links.global.mean),
+                mean(&|x| x.links.global.max),
+                mean(&|x| x.buffers.occupancy.injection),
+                mean(&|x| x.buffers.occupancy.local),
+                mean(&|x| x.buffers.occupancy.global),
+                mean(&|x| x.buffers.occupancy.escape),
+                r.burst_consumption_cycles
+                    .as_ref()
+                    .map(|e| format!("{:.1}", e.mean))
+                    .unwrap_or_default(),
+                sum(&|x| x.packets.generated),
+                sum(&|x| x.packets.delivered),
+                sum(&|x| x.packets.in_flight),
+                r.repetitions.to_string(),
+                format!("{:.3}", r.runs.iter().map(|x| x.wall_seconds).sum::<f64>()),
+            ]),
+        )?;
     }
     w.flush()?;
     let json_path = out.join("sweep.json");
@@ -657,6 +699,9 @@ mod tests {
         assert!(err(&["topology.h=1,1"]).contains("1 is listed twice"));
         assert!(err(&["topology.h=1", "topology.h=2"]).contains("topology.h is already varied"));
         assert!(err(&["topology.h=,,"]).contains("at least one value"));
+        // A trailing or doubled comma is rejected, as --load rejects it.
+        assert!(err(&["topology.h=1,2,"]).contains("an empty value between commas"));
+        assert!(err(&["topology.h=1,,2"]).contains("an empty value between commas"));
     }
 
     #[test]
@@ -675,6 +720,16 @@ mod tests {
             ]
         );
         assert_eq!(parse_curves(&[]).unwrap()[0].0, "default");
+        // Legends from the values only, which a legend does not cut.
+        let labels: Vec<&str> = c.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["min, 1", "min, 6", "val, 1", "val, 6"]);
+        assert_eq!(
+            varied_pairs(&c[1].1),
+            [
+                ("routing.algorithm".to_string(), "min".to_string()),
+                ("traffic.offset".to_string(), "6".to_string())
+            ]
+        );
     }
 
     /// Arrays, inline tables and strings keep their commas: one curve each.

@@ -233,3 +233,73 @@ fn a_dash_reads_the_configuration_from_standard_input() {
     let out = run("[traffic]\n\nload = 7\n");
     assert_clean_failure(&out, "a bad load on stdin", &["<stdin>:3:", "traffic.load"]);
 }
+
+#[test]
+fn a_sweep_over_two_keys_has_readable_legends_columns_and_table() {
+    let dir = temp_dir("report-vary");
+    let mut args = vec!["sweep"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&[
+        "--set",
+        "simulation.warmup_cycles=100",
+        "--set",
+        "simulation.measure_cycles=800",
+        "--load",
+        "0.1",
+        "--vary",
+        "routing.algorithm=min,val-any",
+        "--vary",
+        "traffic.pattern=uniform,adv-global",
+        "--out",
+        "out",
+    ]);
+    let out = arcsim(&dir, &args);
+    assert_success(&out, "sweep over two keys");
+    let csv = std::fs::read_to_string(dir.join("out/sweep.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert!(
+        lines
+            .next()
+            .unwrap()
+            .starts_with("routing.algorithm,traffic.pattern,curve,offered_load,"),
+        "{csv}"
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 4);
+    assert!(
+        rows[1].starts_with("min,adv-global,\"min, adv-global\",0.1,"),
+        "{csv}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/sweep.json")).unwrap())
+            .unwrap();
+    assert_eq!(json[3]["varied"]["traffic.pattern"], "adv-global");
+    assert_eq!(json[3]["curve"], "val-any, adv-global");
+    // The legends name each curve whole: uniform and adversarial curves are told apart.
+    let svg = std::fs::read_to_string(dir.join("out/throughput.svg")).unwrap();
+    for label in [
+        "min, uniform",
+        "min, adv-global",
+        "val-any, uniform",
+        "val-any, adv-global",
+    ] {
+        assert!(svg.contains(label), "legend lacks {label}");
+    }
+    // The table's columns line up: "offered" ends where every load ends.
+    let stdout = text(&out.stdout);
+    let table: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("curve"))
+        .take(5)
+        .collect();
+    let end = table[0].find("offered").unwrap() + "offered".len();
+    for row in &table[1..] {
+        assert_eq!(&row[end - 5..end], "0.100", "{stdout}");
+    }
+    // A trailing comma is an error, as in --load.
+    let out = arcsim(
+        &dir,
+        &["sweep", "--load", "0.1", "--vary", "topology.h=2,3,"],
+    );
+    assert_clean_failure(&out, "trailing comma", &["an empty value between commas"]);
+}

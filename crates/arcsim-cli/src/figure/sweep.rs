@@ -58,6 +58,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 }
                 points.push(SweepPoint {
                     curve: curve.label.clone(),
+                    varied: Vec::new(),
                     result: rep,
                 });
             }
