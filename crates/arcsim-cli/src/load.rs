@@ -189,7 +189,7 @@ pub fn line_of(text: &str, path: &str) -> Option<usize> {
 /// figure's curves read is not reported. Each key a `--set` of `sets` names gets a warning of
 /// its own, with the reason. The others come from a configuration file, which may set the
 /// keys of several routings on purpose (`experiments/ofar/base.toml` serves every curve of
-/// the seed-001 figures): with `file_keys` the routing keys are listed together on one line
+/// the OFAR paper's figures): with `file_keys` the routing keys are listed together on one line
 /// and the traffic keys each on its own with the reason, without it (`arcsim figure`, whose
 /// specs share such a base) not at all.
 pub fn warn_unused_keys<'a>(

@@ -32,7 +32,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run one simulation (the embedded seed-001 default when no CONFIG is given), print a
+    /// Run one simulation (the embedded default, the network of the OFAR paper, García et al. 2014, when no CONFIG is given), print a
     /// summary and write OUT/result.json plus time-series and hop-histogram plots.
     Run {
         /// TOML configuration file (`-`: standard input).
@@ -49,7 +49,7 @@ enum Cmd {
     /// Run every simulation of a figure specification (panels × curves × loads) and write
     /// its tables and plots, e.g. `arcsim figure experiments/ofar/fig06.toml --scale quick`.
     Figure(figure::FigureArgs),
-    /// Measure simulator speed on the seed-001 network (UN, MIN, load 0.5, 20,000 cycles).
+    /// Measure simulator speed on the OFAR paper's network (UN, MIN, load 0.5, 20,000 cycles).
     Bench {
         /// Global links per router of the balanced dragonfly (6: 5,256 nodes; 8: 16,512 nodes).
         #[arg(long, default_value_t = 6)]

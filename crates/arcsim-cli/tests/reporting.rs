@@ -303,3 +303,42 @@ fn a_sweep_over_two_keys_has_readable_legends_columns_and_table() {
     );
     assert_clean_failure(&out, "trailing comma", &["an empty value between commas"]);
 }
+
+/// Papers are named by subject and authors where a user reads: "seed 001" reads like random
+/// seed 1 (also the default seed). The recorded outputs of past runs under
+/// docs/reproductions/*/ keep the titles they were written with.
+#[test]
+fn user_facing_text_names_papers_not_seed_numbers() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = vec![root.join("README.md")];
+    for dir in ["docs", "docs/reproductions", "examples", "experiments/ofar"] {
+        for e in std::fs::read_dir(root.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "md" || x == "toml") {
+                files.push(p);
+            }
+        }
+    }
+    let seed_number = |s: &str| {
+        let lower = s.to_lowercase();
+        ["seed 00", "seed-00", "seed00"]
+            .iter()
+            .any(|n| lower.contains(n))
+    };
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            assert!(!seed_number(line), "{}:{}: {line}", f.display(), i + 1);
+        }
+    }
+    let dir = temp_dir("report-names");
+    for args in [
+        &["--help"][..],
+        &["run", "--help"],
+        &["bench", "--help"],
+        &["config"],
+    ] {
+        let out = arcsim(&dir, args);
+        assert!(!seed_number(&text(&out.stdout)), "arcsim {args:?}");
+    }
+}

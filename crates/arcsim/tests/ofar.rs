@@ -1,11 +1,11 @@
-//! OFAR (seed 001, section 3): deadlock freedom through the escape subnetworks, misrouting
+//! OFAR (the OFAR paper, section 3): deadlock freedom through the escape subnetworks, misrouting
 //! limits, throughput under ADVG+h, and injection-based congestion management.
 
 use arcsim::config::{apply_override, Config, EscapeKind};
 use arcsim::{RunResult, SimError};
 
 /// The library's defaults before 2026-11-25, the baseline every test here starts from: the
-/// paper's text where FOGSim, the simulator of seed 001, reads it otherwise (misroute around
+/// paper's text where FOGSim, the simulator of the OFAR paper, reads it otherwise (misroute around
 /// any unavailable minimal output, busy ones included, global links whatever their load; MM+L
 /// decided again after its local hop and offered on escape VCs too; OFAR-L without local
 /// misroutes) and injections arbitrated like transit packets. The defaults are now FOGSim's;
@@ -40,7 +40,7 @@ fn config_on(rules: &[&str], sets: &[&str]) -> Config {
 /// h = 3 balanced dragonfly: 19 groups, 114 routers, 342 nodes.
 const H3: [&str; 3] = ["topology.p=3", "topology.a=6", "topology.h=3"];
 
-/// The readings of seed 001 that experiments/ofar/base.toml set until 2026-11-23 (transit-first
+/// The readings of the OFAR paper that experiments/ofar/base.toml set until 2026-11-23 (transit-first
 /// injection, waiting for a busy minimal output, committed MM+L hop, port occupancy); since
 /// then it uses FOGSim's settings (`FOGSIM` below, plus transit-first and the committed hop).
 const EXPERIMENT: [&str; 4] = [
@@ -248,7 +248,7 @@ fn ofar_exceeds_one_over_h_under_adversarial_h_traffic() {
 
 #[test]
 fn bcm_and_ecm_keep_throughput_where_plain_ofar_collapses() {
-    // Seed 001 Fig. 5: with few VCs, 2/1(+1), plain OFAR hands the load to the escape network
+    // The OFAR paper Fig. 5: with few VCs, 2/1(+1), plain OFAR hands the load to the escape network
     // and throughput collapses at full load; injection restriction keeps it up.
     for escape in ["tree", "ring"] {
         let at = |cm: &str| {
@@ -490,7 +490,7 @@ fn committed_mml_gives_ofar_the_lowest_light_adversarial_latency() {
     // h = 4, ADVG+4 at 0.12 (light: no routing saturates). With re-evaluation after the MM+L
     // local hop, packets return to the gateway and wait for its saturated global link; with
     // the hop committed (and a minimum minimal-queue occupancy to start it) OFAR beats
-    // VAL-any and PB (seed 001, Figs. 6 and 7) and stays close to MIN under UN.
+    // VAL-any and PB (the OFAR paper, Figs. 6 and 7) and stays close to MIN under UN.
     let h4 = |extra: &[&str]| {
         let mut sets = vec![
             "topology.p=4",
@@ -539,7 +539,7 @@ fn committed_mml_gives_ofar_the_lowest_light_adversarial_latency() {
 
 #[test]
 fn pb_adapts_to_a_pattern_change_later_than_ofar() {
-    // Seed 001, Fig. 7: after a change from ADVG+2 to ADVG+h, OFAR adapts "almost
+    // The OFAR paper, Fig. 7: after a change from ADVG+2 to ADVG+h, OFAR adapts "almost
     // instantaneously" while PB "suffers a clear adaptation period while congestion
     // information propagates". Measured here as the share of packets sent non-minimally,
     // per 25-cycle window of generation time (h = 4, ADVG+2 -> ADVG+4, load 0.12, three
@@ -603,7 +603,7 @@ fn pb_adapts_to_a_pattern_change_later_than_ofar() {
 
 #[test]
 fn waiting_for_a_busy_minimal_output_keeps_uniform_misrouting_low() {
-    // Seed 001 section 3.2 allows misrouting when the minimal output "is already assigned to
+    // The OFAR paper section 3.2 allows misrouting when the minimal output "is already assigned to
     // another input or Q_min = 100%". Counting an output that is merely busy sending an earlier
     // packet as unavailable (the literal reading these tests start from) misroutes most uniform packets at moderate load;
     // `busy_minimal = "wait"` misroutes only on contention and stays close to MIN, as the
@@ -690,7 +690,7 @@ fn always_waiting_lets_light_advg2_latency_drift_and_a_cap_holds_it() {
 
 #[test]
 fn ofar_consumes_bursts_faster_than_pb_with_the_experiment_settings() {
-    // Seed 001 Fig. 8 with the settings of experiments/ofar (transit-first injection,
+    // The OFAR paper Fig. 8 with the settings of experiments/ofar (transit-first injection,
     // busy_minimal = "wait", committed MM+L hop, port occupancy): OFAR consumes bursts in
     // clearly less time than PB (paper: 0.431-0.815 of PB's time). h = 3, 100 packets per node.
     for (pattern, offset) in [("uniform", 0), ("adv-global", 2), ("adv-global", 3)] {
@@ -790,7 +790,7 @@ fn port_occupancy_keeps_plain_ofar_up_under_a_permutation_at_full_load() {
 
 #[test]
 fn a_descending_ring_holds_ofar_l_to_one_over_h_under_advg_h() {
-    // Seed 001 Fig. 6f: OFAR-L, without local misrouting, is limited to about 1/h under
+    // The OFAR paper Fig. 6f: OFAR-L, without local misrouting, is limited to about 1/h under
     // ADVG+h by one local channel per intermediate group (R_k -> R_{k-1} here). A descending
     // ring A shares that channel; an ascending one (R_k -> R_{k+1}) leads around it, and
     // packets diverted to the ring reach the exit router over other local links, so OFAR-L
@@ -832,7 +832,7 @@ fn ofar_l_without_the_mml_local_hop_does_not_clog_at_h6() {
     // traffic for the global links, fill the intermediate groups' global input buffers with
     // packets for the R_k -> R_{k-1} bottleneck and block the exit routers' global outputs
     // (docs/reproductions/ofar-history.md, "Why OFAR-L clogs with the committed MM+L hop"). With
-    // `routing.ofar_l_mml = false` (no non-minimal local hop at all, seed 001 §4) it holds
+    // `routing.ofar_l_mml = false` (no non-minimal local hop at all, the OFAR paper §4) it holds
     // about 1/h. The h = 6 network of the paper, 5,000 + 5,000 cycles.
     let at = |mml: bool| {
         let m = format!("routing.ofar_l_mml={mml}");
@@ -862,7 +862,7 @@ fn ofar_l_without_the_mml_local_hop_does_not_clog_at_h6() {
 
 #[test]
 fn escape_patience_delays_entering_the_escape_network() {
-    // `routing.escape_patience` (not in seed 001): a blocked head enters the escape network
+    // `routing.escape_patience` (not in the OFAR paper): a blocked head enters the escape network
     // only after asking for that many cycles at its router. Saturating ADVG+h with 2/1(+1)
     // VCs sends packets to the ring at once with 0; with a patience, fewer enter it, and
     // with one longer than the run none does.
@@ -1021,7 +1021,7 @@ const SPEC_ECM: [&str; 2] = ["routing.congestion=ecm", "routing.ecm_buffers=down
 
 #[test]
 fn misrouting_only_around_congested_global_links_lifts_ofar_above_min_under_uniform_load() {
-    // Seed 001 Fig. 6: under UN both OFARs saturate later than MIN. With FOGSim's settings
+    // The OFAR paper Fig. 6: under UN both OFARs saturate later than MIN. With FOGSim's settings
     // and the misroute-on-busy trigger, OFAR misroutes around every momentarily busy minimal
     // global link and saturates below MIN. FOGSim's restriction
     // (`routing.misroute_congested_global`: only around a minimal global link that holds
@@ -1116,7 +1116,7 @@ fn a_congested_global_restriction_without_margin_changes_nothing() {
 
 #[test]
 fn ecm_reading_downstream_escape_buffers_holds_fig5_where_ecm_on_inputs_collapses() {
-    // Seed 001 Fig. 5 with FOGSim's settings: tree, 2/1(+1), UN at full load, three
+    // The OFAR paper Fig. 5 with FOGSim's settings: tree, 2/1(+1), UN at full load, three
     // injection VCs with equal priority. Plain OFAR collapses, and ECM watching the router's
     // own escape inputs loses much of the load; ECM watching the escape buffers its outputs
     // feed (what FOGSim reads) holds, as BCM does. (On the h = 6 network ECM collapses
@@ -1279,7 +1279,7 @@ fn light_advg2_latency_matches_fogsim_only_with_credits_returned_per_packet() {
 
 #[test]
 fn ring_bcm_under_light_advg2_matches_fogsim_and_starves_no_router() {
-    // Seed 001 Fig. 10's Ring+BCM, 2/1(+1), ADVG+2 at load 0.2, on FOGSim's settings with
+    // The OFAR paper Fig. 10's Ring+BCM, 2/1(+1), ADVG+2 at load 0.2, on FOGSim's settings with
     // its two-way ring (ringDirs = 2) and its BCM (an injection may enter the ring when its
     // minimal output is full). FOGSim accepts 0.1957 at 423 cycles, 79.4% misrouted. Its
     // switches put 494-503 packets per router position into the network in the 5,000
@@ -1498,7 +1498,7 @@ fn lrs_update_on_request_brings_uniform_saturation_to_fogsims() {
 
 #[test]
 fn ecm_on_a_two_way_ring_matches_fogsim_and_seldom_throttles_under_advg2() {
-    // Seed 001 Fig. 10's Ring+ECM, 2/1(+1), ADVG+2 at full load, on FOGSim's settings.
+    // The OFAR paper Fig. 10's Ring+ECM, 2/1(+1), ADVG+2 at full load, on FOGSim's settings.
     // FOGSim's one-way embedded ring has no escape buffers, so its working ring (and the
     // paper's) is the two-way one: FOGSim accepts 0.3234 there. Under ADVG nearly every
     // escape hop goes one way round; ECM waits for *every* escape buffer of the router to pass
@@ -1549,7 +1549,7 @@ fn ecm_on_a_two_way_ring_matches_fogsim_and_seldom_throttles_under_advg2() {
 
 #[test]
 fn advg4_bursts_match_fogsim_and_end_with_the_same_routers() {
-    // Seed 001 Fig. 8's bursts (h = 4, ADVG+4, 200 packets per node) on FOGSim's settings,
+    // The OFAR paper Fig. 8's bursts (h = 4, ADVG+4, 200 packets per node) on FOGSim's settings,
     // OFAR and OFAR-L with FOGSim's two-way ring. FOGSim (2014 source, burst=1) consumes them
     // in 6,215 (OFAR), 8,223 (OFAR-L) and 9,176 cycles (PB). Its last network injections, by
     // router position in a group, show which routers the burst waits for: OFAR's position 7
@@ -1662,7 +1662,7 @@ fn packets_on_the_tree_take_no_mml_hop_with_fogsims_rule_and_use_the_tree_as_fog
 
 #[test]
 fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_fogsim() {
-    // Seed 001 Fig. 11: the paper has the tree faster with ECM than with BCM. On the
+    // The OFAR paper Fig. 11: the paper has the tree faster with ECM than with BCM. On the
     // experiments' settings (h = 4, ADVG+4 bursts of 500 packets per node, 2/1(+1) VCs, the
     // tree rooted where FOGSim roots it for each seed) FOGSim (2014 source) consumes them in
     // these cycles, BCM / ECM: ECM is 1.1% faster over the five seeds, slower only with seed 2
@@ -1743,7 +1743,7 @@ fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_f
 }
 
 /// `routing.misroute_inclusive = true` qualifies a non-minimal output at occupancy
-/// `<= threshold × Q_min` (seed 001's text, FOGSim's code): with FOGSim's trigger a packet
+/// `<= threshold × Q_min` (the OFAR paper's text, FOGSim's code): with FOGSim's trigger a packet
 /// whose minimal output, with an empty VC, was just granted to another input may then take
 /// any output with an empty VC, so OFAR misroutes locally more often and its paths grow (on the
 /// paper's network under ADVG+6 at 0.25: 44.7% of packets misrouted locally against 43.0%,
@@ -1820,7 +1820,7 @@ fn fig13_tree_burst_at_h4(extra: &[&str]) -> RunResult {
 
 #[test]
 fn the_escape_entry_limit_bounds_the_longest_path_at_little_cost() {
-    // Seed 001 §5.7: against livelock, "a counter of injections into the escape path; after
+    // The OFAR paper §5.7: against livelock, "a counter of injections into the escape path; after
     // the counter exceeds a given threshold (for example, 15 for a 4-bit counter) the packet
     // is not allowed to leave the escape subnetwork again ... this would not have a
     // significant impact in performance". Fig. 13's worst case, the tree without CM under

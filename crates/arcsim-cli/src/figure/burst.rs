@@ -305,7 +305,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         Longest::cell,
     )?;
     if entered.iter().flatten().any(Option::is_some) {
-        // Seed 001 §5.7's question: how many packets go back to the escape network.
+        // The OFAR paper §5.7's question: how many packets go back to the escape network.
         panel_table(
             report,
             spec,

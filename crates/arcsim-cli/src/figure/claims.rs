@@ -100,7 +100,7 @@ pub enum Metric {
     /// ("more than 99.99% of the packets need less than 30 hops").
     LongPaths,
     /// Bursts: the share of the packets (0 to 1) that entered the escape network `entries`
-    /// times or more, from the panel's escape-entries histogram (seed 001 §5.7: "the amount
+    /// times or more, from the panel's escape-entries histogram (the OFAR paper §5.7: "the amount
     /// of packets with such a high number of injections is very low").
     ManyEntries,
     /// Transients: how much the mean latency of the windows after the traffic change exceeds

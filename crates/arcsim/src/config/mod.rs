@@ -1,4 +1,4 @@
-//! Simulation configuration: TOML schema, defaults (seed 001, Table 1) and validation.
+//! Simulation configuration: TOML schema, defaults (the OFAR paper, Table 1) and validation.
 //!
 //! Every struct rejects unknown keys, and [`Config::validate`] checks the cross-field rules
 //! (topology feasibility, loads, buffer sizes, VC counts) so that a bad file stops before the
@@ -22,7 +22,7 @@ pub use traffic::*;
 use crate::error::ConfigError;
 use serde::{Deserialize, Serialize};
 
-/// The embedded default configuration: the seed 001 network (Table 1), uniform traffic, MIN.
+/// The embedded default configuration: the OFAR paper's network (Table 1), uniform traffic, MIN.
 pub const DEFAULT_TOML: &str = include_str!("default.toml");
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -116,7 +116,7 @@ impl Config {
         })
     }
 
-    /// The embedded default (seed 001 network, UN, MIN).
+    /// The embedded default (the OFAR paper network, UN, MIN).
     pub fn embedded_default() -> Config {
         Config::from_toml_str(DEFAULT_TOML).expect("embedded default configuration is valid")
     }
@@ -147,7 +147,7 @@ impl Config {
         if ofar && equal && self.routing.congestion == CongestionKind::None {
             notes.push(
                 "plain OFAR (routing.congestion = \"none\") with router.injection_priority = \"equal\" \
-                 congests past saturation, as in seed 001's Fig. 5 (h = 6, ADVG+6: OFAR-L accepts \
+                 congests past saturation, as in the OFAR paper's Fig. 5 (h = 6, ADVG+6: OFAR-L accepts \
                  about 0.008 at load 0.3, OFAR 0.017 at 0.5); Fig. 6's curves need the default \
                  \"transit-first\", or routing.congestion = \"bcm\" or \"ecm\""
                     .to_string(),
@@ -165,7 +165,7 @@ impl Config {
                 "OFAR with BCM or ECM congests past saturation with router.injection_priority = \
                  \"equal\", routing.misroute_trigger = \"unavailable\" and no \
                  routing.misroute_congested_global together (h = 6, ring A, 2/1(+1) VCs and BCM \
-                 under ADVG+6: 0.004 accepted at load 0.5), which seed 001's figures do not show; any one of \
+                 under ADVG+6: 0.004 accepted at load 0.5), which the OFAR paper's figures do not show; any one of \
                  the defaults (\"transit-first\", \"granted\", the restriction) keeps it up"
                     .to_string(),
             );

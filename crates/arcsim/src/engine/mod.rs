@@ -1093,7 +1093,7 @@ mod tests {
         assert_eq!(decide(true, false, 3), (vec![Minimal], false));
     }
 
-    /// Seed 001 §5.7's livelock counter (`routing.escape_entry_limit`): a packet on the
+    /// The OFAR paper §5.7's livelock counter (`routing.escape_entry_limit`): a packet on the
     /// escape network leaves it for its idle minimal output, unless it has entered the escape
     /// network as often as the limit allows; then it stays on it, whatever the canonical
     /// outputs offer, and that answer is steady. A packet on a canonical VC is not held.
