@@ -124,7 +124,7 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
     }
     plot_run(first, cfg.router.packet_length, out)?;
     println!(
-        "wrote {}, series.csv, config.toml and plots series.{{svg,png}}, series_throughput.{{svg,png}}, queues.{{svg,png}}, hops.{{svg,png}}, links.{{svg,png}}",
+        "wrote {}, series.csv, config.toml and plots series.{{svg,pdf,png}}, series_throughput.{{svg,pdf,png}}, queues.{{svg,pdf,png}}, hops.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
         path.display()
     );
     Ok(())
@@ -409,7 +409,7 @@ fn run_title(r: &RunResult, what: &str) -> String {
     format!("{} {} — {what}", r.routing, r.pattern)
 }
 
-/// `links.{svg,png}`: the share of each class's links per tenth of utilisation, which shows
+/// `links.{svg,pdf,png}`: the share of each class's links per tenth of utilisation, which shows
 /// how evenly a routing spreads the load (MIN under ADVG+1: a few global links full, the rest
 /// idle).
 fn plot_link_use(r: &RunResult, out: &Path) -> Result<()> {

@@ -367,7 +367,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     write_outputs(&args.out, &points, args.title.as_deref())?;
     print_table(&points);
     println!(
-        "wrote {}/sweep.csv, sweep.json, latency.{{svg,png}}, throughput.{{svg,png}}, links.{{svg,png}}",
+        "wrote {}/sweep.csv, sweep.json, latency.{{svg,pdf,png}}, throughput.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
         args.out.display()
     );
     Ok(())

@@ -285,6 +285,11 @@ fn a_sweep_over_two_keys_has_readable_legends_columns_and_table() {
     ] {
         assert!(svg.contains(label), "legend lacks {label}");
     }
+    // Every plot also as PDF.
+    for stem in ["throughput", "latency", "links"] {
+        let pdf = std::fs::read(dir.join(format!("out/{stem}.pdf"))).unwrap();
+        assert!(pdf.starts_with(b"%PDF-"), "{stem}.pdf is not a PDF");
+    }
     // The table's columns line up: "offered" ends where every load ends.
     let stdout = text(&out.stdout);
     let table: Vec<&str> = stdout

@@ -342,7 +342,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
     Ok(())
 }
 
-/// `PANEL/delivery.{csv,svg,png}` when the runs kept a time series
+/// `PANEL/delivery.{csv,svg,pdf,png}` when the runs kept a time series
 /// (`simulation.series_window`): per curve, the first seed's accepted load per window over
 /// the burst, and in the CSV its escape use and how full the global and escape buffers were.
 /// A burst that jams shows as a collapse of the accepted load, not only as a long bar.
