@@ -10,6 +10,7 @@ mod progress;
 mod report;
 mod show;
 mod sweep;
+mod trace;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -43,6 +44,12 @@ enum Cmd {
         /// Output directory.
         #[arg(long, default_value = "results/run")]
         out: PathBuf,
+        /// Follow chosen packets of the first run, writing OUT/trace.csv (every hop with its
+        /// cycle, router, ports, VCs and routing decision): id=N,N... (packets by
+        /// generation number, from 0), flow=SRC:DST or flow=SRC (by source and destination
+        /// node), rate=R (that share of the packets). Repeatable.
+        #[arg(long, value_name = "RULE")]
+        trace: Vec<String>,
     },
     /// Sweep offered load (and optionally other keys) in parallel; write CSV, JSON and plots.
     Sweep(sweep::SweepArgs),
@@ -105,7 +112,12 @@ fn die_quietly_on_closed_pipe() {
 
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Run { config, set, out } => report::run_command(config.as_deref(), &set, &out),
+        Cmd::Run {
+            config,
+            set,
+            out,
+            trace,
+        } => report::run_command(config.as_deref(), &set, &out, &trace),
         Cmd::Sweep(args) => sweep::sweep_command(&args),
         Cmd::Figure(args) => figure::figure_command(&args),
         Cmd::Bench {

@@ -34,8 +34,15 @@ struct RepeatedSummary<'a> {
     burst_consumption_cycles: &'a Option<arcsim::stats::summary::Estimate>,
 }
 
-pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result<()> {
+pub fn run_command(
+    config: Option<&Path>,
+    sets: &[String],
+    out: &Path,
+    trace: &[String],
+) -> Result<()> {
     let mut cfg = load(config, sets)?;
+    let nodes = arcsim::topology::Dragonfly::new(&cfg.topology).num_nodes();
+    let trace = crate::trace::parse(trace, nodes)?;
     crate::load::warn_unused_keys([&cfg], sets, true);
     crate::load::print_advisories([&cfg]);
     // A run always gets a time series so the plot shows warm-up and steady state.
@@ -74,7 +81,15 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
     // Before the simulation, so that a bad --out does not waste it.
     std::fs::create_dir_all(out)
         .with_context(|| format!("creating output directory {}", out.display()))?;
-    let rep = arcsim::run_repeated(&cfg)?;
+    let (rep, records) = arcsim::run_repeated_traced(&cfg, &trace)?;
+    if !trace.is_empty() {
+        crate::trace::write_csv(&records, &out.join("trace.csv"))?;
+        eprintln!(
+            "arcsim: traced {} events in {}",
+            records.len(),
+            out.join("trace.csv").display()
+        );
+    }
     let first = &rep.runs[0];
     print_summary(first);
     if rep.repetitions > 1 {

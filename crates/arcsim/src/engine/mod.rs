@@ -28,7 +28,10 @@ mod occupancy;
 pub mod packet;
 mod pipeline;
 mod result;
+mod trace;
 mod watchdog;
+
+pub use trace::{TraceEvent, TraceRecord, TraceSpec};
 
 pub use watchdog::DeadlockReport;
 
@@ -68,6 +71,11 @@ pub trait Simulator {
     /// again in the next (no sleep on the one output it asked for).
     #[doc(hidden)]
     fn set_exhaustive_allocation(&mut self, on: bool);
+    /// Trace the packets `spec` picks (before the run starts); an empty spec traces none.
+    fn set_trace(&mut self, spec: TraceSpec);
+    /// The trace so far, in the order the events happened (delivery records at their
+    /// grant), emptied.
+    fn take_trace(&mut self) -> Vec<TraceRecord>;
 }
 
 /// Conservation check: where every live packet is.
@@ -177,6 +185,18 @@ pub fn run(cfg: &Config) -> Result<RunResult, SimError> {
     build(cfg)?.run()
 }
 
+/// [`run`], tracing the packets `spec` picks: every event of their life
+/// ([`TraceRecord`]). The result is the one [`run`] gives.
+pub fn run_traced(
+    cfg: &Config,
+    spec: &TraceSpec,
+) -> Result<(RunResult, Vec<TraceRecord>), SimError> {
+    let mut sim = build(cfg)?;
+    sim.set_trace(spec.clone());
+    let result = sim.run()?;
+    Ok((result, sim.take_trace()))
+}
+
 pub struct Simulation<R: Routing> {
     pub(crate) net: Network,
     pub(crate) routing: R,
@@ -253,6 +273,8 @@ pub struct Simulation<R: Routing> {
     pending_dst: Vec<u32>,
     last_tail: u64,
     pub(crate) collector: Collector,
+    /// Packet tracing, None (one test per generation and grant) unless asked for.
+    trace: Option<Box<trace::Tracer>>,
     generated: u64,
     delivered: u64,
     refused: u64,
@@ -479,6 +501,7 @@ impl<R: Routing> Simulation<R> {
             burst_done: Vec::new(),
             last_tail: 0,
             collector: Collector::new(ws, we, routers, sim.series_window),
+            trace: None,
             generated: 0,
             delivered: 0,
             refused: 0,
@@ -611,6 +634,17 @@ impl<R: Routing> Simulator for Simulation<R> {
 
     fn set_exhaustive_allocation(&mut self, on: bool) {
         self.exhaustive = on;
+    }
+
+    fn set_trace(&mut self, spec: TraceSpec) {
+        self.trace = (!spec.is_empty()).then(|| Box::new(trace::Tracer::new(spec)));
+    }
+
+    fn take_trace(&mut self) -> Vec<TraceRecord> {
+        self.trace
+            .as_deref_mut()
+            .map(|t| std::mem::take(&mut t.records))
+            .unwrap_or_default()
     }
 
     fn audit(&self) -> Audit {
