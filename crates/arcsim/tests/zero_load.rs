@@ -47,13 +47,13 @@ fn packets(r: &RunResult) -> u64 {
 
 fn describe(r: &RunResult) -> String {
     format!(
-        "latency mean {:.4} p50 {} p99 {} max {}; network mean {:.4}; hops mean {:.4} histogram {:?}",
-        r.latency.mean.unwrap(),
-        r.latency.p50.unwrap(),
-        r.latency.p99.unwrap(),
-        r.latency.max.unwrap(),
-        r.network_latency.mean.unwrap(),
-        r.hops.mean.unwrap(),
+        "latency mean {:?} p50 {:?} p99 {:?} max {:?}; network mean {:?}; hops mean {:?} histogram {:?}",
+        r.latency.mean,
+        r.latency.p50,
+        r.latency.p99,
+        r.latency.max,
+        r.network_latency.mean,
+        r.hops.mean,
         r.hops.histogram
     )
 }
