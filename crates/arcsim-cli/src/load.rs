@@ -1,27 +1,66 @@
-//! Loading a configuration: file or embedded default, then `--set` overrides, then validation.
+//! Loading a configuration: file (or standard input, `-`) or embedded default, then `--set`
+//! overrides, then validation, reporting every error at once with the file line or the
+//! `--set` it comes from.
 
 use anyhow::Result;
 use arcsim::config::{apply_override, Config, DEFAULT_TOML};
 use arcsim::ConfigError;
+use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
-/// The TOML tree of a file (or of the embedded default when `path` is None).
-pub fn load_tree(path: Option<&Path>) -> Result<toml::Value, ConfigError> {
-    let text = match path {
-        Some(p) => std::fs::read_to_string(p).map_err(|e| ConfigError::Io {
-            path: p.display().to_string(),
-            message: e.to_string(),
-        })?,
-        None => DEFAULT_TOML.to_string(),
+/// A configuration's TOML tree, with the text it was read from (for line numbers).
+#[derive(Clone)]
+pub struct Tree {
+    pub value: toml::Value,
+    source: Option<Arc<Source>>,
+}
+
+struct Source {
+    /// The file as the user named it, or "<stdin>".
+    name: String,
+    text: String,
+}
+
+/// The TOML tree of a file, of standard input (`-`), or of the embedded default when `path`
+/// is None.
+pub fn load_tree(path: Option<&Path>) -> Result<Tree, ConfigError> {
+    let source = match path {
+        Some(p) if p.as_os_str() == "-" => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| ConfigError::Io {
+                    path: "<stdin>".into(),
+                    message: e.to_string(),
+                })?;
+            Some(Source {
+                name: "<stdin>".into(),
+                text,
+            })
+        }
+        Some(p) => Some(Source {
+            name: p.display().to_string(),
+            text: std::fs::read_to_string(p).map_err(|e| ConfigError::Io {
+                path: p.display().to_string(),
+                message: e.to_string(),
+            })?,
+        }),
+        None => None,
     };
+    let text = source.as_ref().map_or(DEFAULT_TOML, |s| s.text.as_str());
     // A file is read on top of the embedded default, so it only needs the keys it changes.
     let mut base: toml::Value = toml::from_str(DEFAULT_TOML).expect("embedded default parses");
-    let over: toml::Value = toml::from_str(&text).map_err(|e| match path {
-        Some(p) => ConfigError::Syntax(format!("{}: {e}", p.display())),
+    // toml's message gives the line and column of a syntax error.
+    let over: toml::Value = toml::from_str(text).map_err(|e| match &source {
+        Some(s) => ConfigError::Syntax(format!("{}: {e}", s.name)),
         None => ConfigError::Syntax(e.to_string()),
     })?;
     merge(&mut base, over);
-    Ok(base)
+    Ok(Tree {
+        value: base,
+        source: source.map(Arc::new),
+    })
 }
 
 fn merge(base: &mut toml::Value, over: toml::Value) {
@@ -40,18 +79,108 @@ fn merge(base: &mut toml::Value, over: toml::Value) {
     }
 }
 
-/// Apply overrides, deserialise and validate.
-pub fn finish(mut tree: toml::Value, sets: &[String]) -> Result<Config, ConfigError> {
+/// Apply overrides, deserialise and validate, reporting every error found (each with the
+/// `--set` or the file line it comes from) rather than the first.
+pub fn finish(tree: Tree, sets: &[String]) -> Result<Config, ConfigError> {
+    let mut value = tree.value.clone();
+    let mut errors = Vec::new();
     for s in sets {
-        apply_override(&mut tree, s)?;
+        if let Err(e) = apply_override(&mut value, s) {
+            errors.push(e);
+        }
     }
-    let cfg = Config::from_value(tree)?;
-    cfg.validate()?;
-    Ok(cfg)
+    match Config::from_value_all(value) {
+        Ok(cfg) if errors.is_empty() => Ok(cfg),
+        Ok(_) => Err(ConfigError::from_all(errors)),
+        Err(found) => {
+            errors.extend(found.into_iter().map(|e| tree.locate(e, sets)));
+            Err(ConfigError::from_all(errors))
+        }
+    }
 }
 
 pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Config> {
     Ok(finish(load_tree(path)?, sets)?)
+}
+
+impl Tree {
+    /// `error` with where its key was set: the last `--set` of it, else its line in the
+    /// file; unchanged when neither set it (a default that conflicts with another key).
+    fn locate(&self, error: ConfigError, sets: &[String]) -> ConfigError {
+        let Some(field) = error.field().map(str::to_string) else {
+            return error;
+        };
+        let plain = field.split('[').next().unwrap_or(&field);
+        let by_set = sets.iter().rev().find(|s| {
+            let key = s.split('=').next().unwrap_or_default().trim();
+            key == plain
+                || plain.strip_prefix(key).is_some_and(|r| r.starts_with('.'))
+                || key.strip_prefix(plain).is_some_and(|r| r.starts_with('.'))
+        });
+        let location = match (by_set, &self.source) {
+            (Some(s), _) => format!("--set {s}"),
+            (None, Some(src)) => match line_of(&src.text, &field) {
+                Some(line) => format!("{}:{line}", src.name),
+                None => return error,
+            },
+            (None, None) => return error,
+        };
+        ConfigError::Located {
+            location,
+            error: Box::new(error),
+        }
+    }
+}
+
+/// The line (from 1) of the key at `path` (`traffic.mix[1].pattern`, as the errors name
+/// keys) in a TOML document: the deepest part of the path the document holds, None when it
+/// holds none (the key came from the embedded default).
+pub fn line_of(text: &str, path: &str) -> Option<usize> {
+    use toml_edit::{Item, TableLike, Value};
+    let doc = toml_edit::ImDocument::parse(text).ok()?;
+    enum Node<'a> {
+        Item(&'a Item),
+        Value(&'a Value),
+        Table(&'a dyn TableLike),
+    }
+    let mut node = Node::Item(doc.as_item());
+    let mut span = None;
+    'path: for part in path.split('.') {
+        let (name, indices) = part.split_at(part.find('[').unwrap_or(part.len()));
+        let table = match node {
+            Node::Item(i) => i.as_table_like(),
+            Node::Value(v) => v.as_inline_table().map(|t| t as &dyn TableLike),
+            Node::Table(t) => Some(t),
+        };
+        let Some((key, item)) = table.and_then(|t| t.get_key_value(name)) else {
+            break;
+        };
+        span = key.span().or(span);
+        node = Node::Item(item);
+        for index in indices.split(']').filter(|s| !s.is_empty()) {
+            let Some(i) = index
+                .strip_prefix('[')
+                .and_then(|i| i.parse::<usize>().ok())
+            else {
+                break 'path;
+            };
+            let array = match node {
+                Node::Item(Item::Value(Value::Array(a))) | Node::Value(Value::Array(a)) => a,
+                Node::Item(Item::ArrayOfTables(a)) => {
+                    let Some(t) = a.get(i) else { break 'path };
+                    span = t.span().or(span);
+                    node = Node::Table(t);
+                    continue;
+                }
+                _ => break 'path,
+            };
+            let Some(v) = array.get(i) else { break 'path };
+            span = v.span().or(span);
+            node = Node::Value(v);
+        }
+    }
+    let start = span?.start;
+    Some(text[..start.min(text.len())].matches('\n').count() + 1)
 }
 
 /// Warn (on stderr) about routing and traffic keys set to something other than their default
@@ -60,7 +189,7 @@ pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Config> {
 /// figure's curves read is not reported. Each key a `--set` of `sets` names gets a warning of
 /// its own, with the reason. The others come from a configuration file, which may set the
 /// keys of several routings on purpose (`experiments/ofar/base.toml` serves every curve of
-/// the seed-001 figures): with `file_keys` the routing keys are listed together on one line
+/// the OFAR paper's figures): with `file_keys` the routing keys are listed together on one line
 /// and the traffic keys each on its own with the reason, without it (`arcsim figure`, whose
 /// specs share such a base) not at all.
 pub fn warn_unused_keys<'a>(

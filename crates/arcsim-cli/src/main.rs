@@ -1,6 +1,7 @@
 //! `arcsim`: command-line front end. See `arcsim --help` and docs/.
 
 mod bench;
+mod check;
 mod figure;
 mod hugealloc;
 mod interrupt;
@@ -10,7 +11,9 @@ mod plot;
 mod progress;
 mod provenance;
 mod report;
+mod show;
 mod sweep;
+mod trace;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -33,10 +36,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run one simulation (the embedded seed-001 default when no CONFIG is given), print a
+    /// Run one simulation (the embedded default, the network of the OFAR paper, García et al. 2014, when no CONFIG is given), print a
     /// summary and write OUT/result.json plus time-series and hop-histogram plots.
     Run {
-        /// TOML configuration file.
+        /// TOML configuration file (`-`: standard input).
         config: Option<PathBuf>,
         /// Override a configuration key, e.g. --set traffic.load=0.3 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -44,13 +47,19 @@ enum Cmd {
         /// Output directory.
         #[arg(long, default_value = "results/run")]
         out: PathBuf,
+        /// Follow chosen packets of the first run, writing OUT/trace.csv (every hop with its
+        /// cycle, router, ports, VCs and routing decision): id=N,N... (packets by
+        /// generation number, from 0), flow=SRC:DST or flow=SRC (by source and destination
+        /// node), rate=R (that share of the packets). Repeatable.
+        #[arg(long, value_name = "RULE")]
+        trace: Vec<String>,
     },
     /// Sweep offered load (and optionally other keys) in parallel; write CSV, JSON and plots.
     Sweep(sweep::SweepArgs),
     /// Run every simulation of a figure specification (panels × curves × loads) and write
     /// its tables and plots, e.g. `arcsim figure experiments/ofar/fig06.toml --scale quick`.
     Figure(figure::FigureArgs),
-    /// Measure simulator speed on the seed-001 network (UN, MIN, load 0.5, 20,000 cycles).
+    /// Measure simulator speed on the OFAR paper's network (UN, MIN, load 0.5, 20,000 cycles).
     Bench {
         /// Global links per router of the balanced dragonfly (6: 5,256 nodes; 8: 16,512 nodes).
         #[arg(long, default_value_t = 6)]
@@ -69,6 +78,16 @@ enum Cmd {
     },
     /// Print the embedded default configuration (a starting point for your own files).
     Config,
+    /// Validate a configuration (every error at once, with line numbers) and print the
+    /// complete effective configuration, every key with defaults included; runs nothing
+    /// and writes no file. `arcsim check my.toml --set traffic.load=0.3 > full.toml`.
+    Check {
+        /// TOML configuration file (`-`: standard input; none: the embedded default).
+        config: Option<PathBuf>,
+        /// Override a configuration key, e.g. --set traffic.load=0.3 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -105,7 +124,12 @@ fn die_quietly_on_closed_pipe() {
 
 fn dispatch(cli: Cli) -> Result<()> {
     match cli.cmd {
-        Cmd::Run { config, set, out } => report::run_command(config.as_deref(), &set, &out),
+        Cmd::Run {
+            config,
+            set,
+            out,
+            trace,
+        } => report::run_command(config.as_deref(), &set, &out, &trace),
         Cmd::Sweep(args) => sweep::sweep_command(&args),
         Cmd::Figure(args) => figure::figure_command(&args),
         Cmd::Bench {
@@ -119,5 +143,6 @@ fn dispatch(cli: Cli) -> Result<()> {
             print!("{}", arcsim::config::DEFAULT_TOML);
             Ok(())
         }
+        Cmd::Check { config, set } => check::check_command(config.as_deref(), &set),
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::load::load;
 use crate::plot::{bar_plot, grouped_bar_plot, line_plot, Bar, BarSeries, Curve, PlotSpec, Point};
+use crate::show;
 use anyhow::Result;
 use arcsim::stats::summary::Occupancy;
 use arcsim::stats::summary::Repeated;
@@ -21,22 +22,31 @@ struct RunFile<'a> {
     arcsim: crate::provenance::Build,
     /// The complete configuration (every key), as config.toml.
     config: serde_json::Value,
+    /// What a reader should not take at face value (`arcsim::stats::sanity::warnings`).
+    warnings: &'a [String],
 }
 
 #[derive(Serialize)]
 struct RepeatedSummary<'a> {
     repetitions: usize,
     accepted_load: &'a arcsim::stats::summary::Estimate,
-    latency_mean: &'a arcsim::stats::summary::Estimate,
-    latency_p99: &'a arcsim::stats::summary::Estimate,
-    network_latency_mean: &'a arcsim::stats::summary::Estimate,
-    hops_mean: &'a arcsim::stats::summary::Estimate,
-    misrouted_fraction: &'a arcsim::stats::summary::Estimate,
+    latency_mean: &'a Option<arcsim::stats::summary::Estimate>,
+    latency_p99: &'a Option<arcsim::stats::summary::Estimate>,
+    network_latency_mean: &'a Option<arcsim::stats::summary::Estimate>,
+    hops_mean: &'a Option<arcsim::stats::summary::Estimate>,
+    misrouted_fraction: &'a Option<arcsim::stats::summary::Estimate>,
     burst_consumption_cycles: &'a Option<arcsim::stats::summary::Estimate>,
 }
 
-pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result<()> {
+pub fn run_command(
+    config: Option<&Path>,
+    sets: &[String],
+    out: &Path,
+    trace: &[String],
+) -> Result<()> {
     let mut cfg = load(config, sets)?;
+    let nodes = arcsim::topology::Dragonfly::new(&cfg.topology).num_nodes();
+    let trace = crate::trace::parse(trace, nodes)?;
     crate::load::warn_unused_keys([&cfg], sets, true);
     crate::load::print_advisories([&cfg]);
     // A run always gets a time series so the plot shows warm-up and steady state.
@@ -48,14 +58,16 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
         let pace = match cfg.traffic.burst_generation {
             arcsim::config::BurstGeneration::Fill => String::new(),
             arcsim::config::BurstGeneration::Load => {
-                format!(" generated at load {}", cfg.traffic.load)
+                format!(" generated at load {}", show::load(cfg.traffic.load))
             }
         };
         format!("burst of {} packets/node{pace}", cfg.traffic.burst_packets)
     } else {
         format!(
             "load {} | {} + {} cycles",
-            cfg.traffic.load, cfg.simulation.warmup_cycles, cfg.simulation.measure_cycles
+            show::load(cfg.traffic.load),
+            cfg.simulation.warmup_cycles,
+            cfg.simulation.measure_cycles
         )
     };
     eprintln!(
@@ -72,24 +84,60 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
     );
     // Before the simulation, so that a bad --out does not waste it.
     crate::output::check_writable(out)?;
-    let rep = run_seeds(&cfg, out)?;
+    if !trace.is_empty() && cfg.uses_kernel() {
+        anyhow::bail!(
+            "--trace: tracing is not available on the general kernel (switch.kind = \"cioq\") yet"
+        );
+    }
+    let (rep, records) = run_seeds(&cfg, out, &trace)?;
+    if !trace.is_empty() {
+        crate::trace::write_csv(&records, &out.join("trace.csv"))?;
+        eprintln!(
+            "arcsim: traced {} events in {}",
+            records.len(),
+            out.join("trace.csv").display()
+        );
+    }
     let first = &rep.runs[0];
     print_summary(first);
     if rep.repetitions > 1 {
         println!(
-            "over {} seeds: accepted {:.4} ± {:.4}, latency {:.1} ± {:.1} cycles (95% CI)",
+            "over {} seeds: accepted {:.4} ± {:.4}, latency {} cycles (95% CI)",
             rep.repetitions,
             rep.accepted_load.mean,
             rep.accepted_load.ci95,
-            rep.latency_mean.mean,
-            rep.latency_mean.ci95
+            rep.latency_mean.as_ref().map_or_else(
+                || format!(
+                    "{} (a seed delivered no packet in its window)",
+                    show::MISSING
+                ),
+                |e| format!("{:.1} ± {:.1}", e.mean, e.ci95)
+            )
         );
+    }
+    // Every seed's warnings, each said once.
+    let mut warnings: Vec<String> = Vec::new();
+    for r in &rep.runs {
+        for w in arcsim::stats::sanity::warnings(&cfg, r) {
+            let w = if rep.repetitions > 1 {
+                format!("seed {}: {w}", r.seed)
+            } else {
+                w
+            };
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+    }
+    for w in &warnings {
+        eprintln!("arcsim: warning: {w}");
     }
     let file = RunFile {
         run: first,
         repeated: (rep.repetitions > 1).then(|| summary_of(&rep)),
         arcsim: crate::provenance::BUILD,
         config: cfg.to_complete_json(),
+        warnings: &warnings,
     };
     let path = out.join("result.json");
     crate::output::write(&path, serde_json::to_string_pretty(&file)?.as_bytes())?;
@@ -102,7 +150,7 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
     }
     plot_run(first, cfg.router.packet_length, out)?;
     println!(
-        "wrote {}, series.csv, config.toml and plots series.{{svg,png}}, series_throughput.{{svg,png}}, queues.{{svg,png}}, hops.{{svg,png}}, links.{{svg,png}}",
+        "wrote {}, series.csv, config.toml and plots series.{{svg,pdf,png}}, series_throughput.{{svg,pdf,png}}, queues.{{svg,pdf,png}}, hops.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
         path.display()
     );
     Ok(())
@@ -111,17 +159,31 @@ pub fn run_command(config: Option<&Path>, sets: &[String], out: &Path) -> Result
 /// `cfg.simulation.repetitions` simulations with seeds seed, seed + 1, ... (as
 /// [`arcsim::run_repeated`]), with a progress display; a Ctrl-C stops them and writes
 /// nothing.
-fn run_seeds(cfg: &arcsim::Config, out: &Path) -> Result<Repeated> {
+fn run_seeds(
+    cfg: &arcsim::Config,
+    out: &Path,
+    trace: &arcsim::TraceSpec,
+) -> Result<(Repeated, Vec<arcsim::engine::TraceRecord>)> {
     let reps = cfg.simulation.repetitions.max(1) as u64;
     let mut runs = Vec::with_capacity(reps as usize);
+    let mut records = Vec::new();
     let mut progress = crate::progress::RunProgress::new();
     for k in 0..reps {
         let mut c = cfg.clone();
         c.simulation.seed = cfg.simulation.seed.wrapping_add(k);
-        let outcome = arcsim::run_with(&c, &mut |t| {
+        let mut tick = |t: arcsim::Tick| {
             progress.set((k as f64 + t.done) / reps as f64);
             !crate::interrupt::requested()
-        });
+        };
+        // The first seed is the one traced.
+        let outcome = if k == 0 && !trace.is_empty() {
+            arcsim::engine::run_traced_with(&c, trace, &mut tick).map(|(r, t)| {
+                records = t;
+                r
+            })
+        } else {
+            arcsim::run_with(&c, &mut tick)
+        };
         match outcome {
             Ok(r) => runs.push(r),
             Err(arcsim::SimError::Interrupted { cycles }) => {
@@ -143,7 +205,7 @@ fn run_seeds(cfg: &arcsim::Config, out: &Path) -> Result<Repeated> {
         }
     }
     progress.finish();
-    Ok(Repeated::of(runs))
+    Ok((Repeated::of(runs), records))
 }
 
 /// series.csv: the time series, one row per window (result.json's `series.points`).
@@ -174,11 +236,11 @@ fn write_series_rows(s: &arcsim::stats::Series, w: &mut csv::Writer<Vec<u8>>) ->
             p.cycle.to_string(),
             format!("{:.6}", p.accepted_load),
             format!("{:.6}", p.generated_load),
-            format!("{:.3}", p.latency_mean),
+            show::opt(p.latency_mean, 3),
             p.latency_samples.to_string(),
-            format!("{:.6}", p.misrouted_fraction),
-            format!("{:.6}", p.escaped_fraction),
-            format!("{:.4}", p.hops_mean),
+            show::opt(p.misrouted_fraction, 6),
+            show::opt(p.escaped_fraction, 6),
+            show::opt(p.hops_mean, 4),
             p.in_flight.to_string(),
             p.buffered.to_string(),
             format!("{:.6}", o.injection),
@@ -227,21 +289,37 @@ pub fn print_summary(r: &RunResult) {
         }
     } else {
         println!(
-            "load            offered {:.4}  generated {:.4}  accepted {:.4}  phits/(node*cycle)",
-            r.offered_load, r.generated_load, r.accepted_load
+            "load            offered {}  generated {:.4}  accepted {:.4}  phits/(node·cycle)",
+            // Four decimals as the others, unless that would read 0.0000.
+            if r.offered_load >= 1e-4 {
+                format!("{:.4}", r.offered_load)
+            } else {
+                show::load(r.offered_load)
+            },
+            r.generated_load,
+            r.accepted_load
         );
     }
+    use show::opt;
     println!(
-        "latency         mean {:.1}  p50 {:.0}  p99 {:.0}  max {:.0} cycles (network mean {:.1})",
-        r.latency.mean, r.latency.p50, r.latency.p99, r.latency.max, r.network_latency.mean
+        "latency         mean {}  p50 {}  p99 {}  max {} cycles (network mean {})",
+        opt(r.latency.mean, 1),
+        opt(r.latency.p50, 0),
+        opt(r.latency.p99, 0),
+        opt(r.latency.max, 0),
+        opt(r.network_latency.mean, 1)
     );
+    let local = r.hops.mean.zip(r.hops.global_mean).map(|(m, g)| m - g);
     println!(
-        "hops            mean {:.3} (local {:.3}, global {:.3})  max {}   misrouted {:.1}%",
-        r.hops.mean,
-        r.hops.mean - r.hops.global_mean,
-        r.hops.global_mean,
+        "hops            mean {} (local {}, global {})  max {}   misrouted {}",
+        opt(r.hops.mean, 3),
+        opt(local, 3),
+        opt(r.hops.global_mean, 3),
         r.hops.max,
-        100.0 * r.misrouted_fraction
+        r.misrouted_fraction.map_or_else(
+            || show::MISSING.to_string(),
+            |f| format!("{:.1}%", 100.0 * f)
+        )
     );
     let l = &r.links;
     if l.local.links + l.global.links > 0 {
@@ -250,12 +328,12 @@ pub fn print_summary(r: &RunResult) {
             l.local.mean, l.local.max, l.global.mean, l.global.max
         );
     }
-    if r.escape.entered_fraction > 0.0 {
+    if r.escape.entered_fraction.is_some_and(|f| f > 0.0) {
         println!(
-            "escape network  entered by {:.2}% of packets, {:.3} entries and {:.3} escape hops per packet, at most {} entries",
-            100.0 * r.escape.entered_fraction,
-            r.escape.entries_mean,
-            r.escape.hops_mean,
+            "escape network  entered by {}% of packets, {} entries and {} escape hops per packet, at most {} entries",
+            opt(r.escape.entered_fraction.map(|f| 100.0 * f), 2),
+            opt(r.escape.entries_mean, 3),
+            opt(r.escape.hops_mean, 3),
             r.escape.entries_max
         );
     }
@@ -273,8 +351,11 @@ pub fn print_summary(r: &RunResult) {
         );
     }
     println!(
-        "fairness        injected per router min {:.0} max {:.0} Jain {:.4}; accepted per group Jain {:.4}",
-        r.per_router.injected.min, r.per_router.injected.max, r.per_router.injected.jain, r.per_group.accepted.jain
+        "fairness        injected per router min {:.0} max {:.0} Jain {}; accepted per group Jain {}",
+        r.per_router.injected.min,
+        r.per_router.injected.max,
+        opt(r.per_router.injected.jain, 4),
+        opt(r.per_group.accepted.jain, 4)
     );
     println!(
         "packets         generated {}  delivered {}  in flight {}  refused at source {}",
@@ -287,7 +368,10 @@ pub fn print_summary(r: &RunResult) {
         );
     }
     if let Some(u) = &r.units {
-        let time = |cycles: f64| {
+        let time = |cycles: Option<f64>| {
+            let Some(cycles) = cycles else {
+                return show::MISSING.to_string();
+            };
             let ns = cycles * u.cycle_ns;
             if ns >= 1e6 {
                 format!("{:.3} ms", ns / 1e6)
@@ -395,10 +479,12 @@ fn plot_run(r: &RunResult, packet_length: u32, out: &Path) -> Result<()> {
             // Not the last windows, whose packets are partly still in flight: their mean
             // would count only the fast ones.
             .filter(|p| p.mostly_delivered(r.nodes, s.window_cycles, packet_length))
-            .map(|p| Point {
-                x: p.cycle as f64,
-                y: p.latency_mean,
-                ci: None,
+            .filter_map(|p| {
+                Some(Point {
+                    x: p.cycle as f64,
+                    y: p.latency_mean?,
+                    ci: None,
+                })
             })
             .collect();
         line_plot(
@@ -441,7 +527,7 @@ fn run_title(r: &RunResult, what: &str) -> String {
     format!("{} {} — {what}", r.routing, r.pattern)
 }
 
-/// `links.{svg,png}`: the share of each class's links per tenth of utilisation, which shows
+/// `links.{svg,pdf,png}`: the share of each class's links per tenth of utilisation, which shows
 /// how evenly a routing spreads the load (MIN under ADVG+1: a few global links full, the rest
 /// idle).
 fn plot_link_use(r: &RunResult, out: &Path) -> Result<()> {

@@ -45,6 +45,9 @@ pub struct SweepArgs {
 /// One point of a sweep in the JSON output (its offered load is `result.offered_load`).
 pub struct SweepPoint {
     pub curve: String,
+    /// The `--vary` keys and this curve's values, in `--vary` order (one column each in
+    /// sweep.csv; an object in sweep.json); empty without `--vary` and in figures.
+    pub varied: Vec<(String, String)>,
     /// What this point sets beyond the sweep's configuration: its `--vary` values and its
     /// load, as `KEY=VALUE`.
     pub overrides: Vec<String>,
@@ -147,6 +150,8 @@ impl Serialize for SweepPoint {
         #[derive(Serialize)]
         struct Done<'a> {
             curve: &'a str,
+            #[serde(skip_serializing_if = "no_pairs", serialize_with = "pairs_as_map")]
+            varied: &'a [(String, String)],
             overrides: &'a [String],
             settings: &'a Settings,
             #[serde(flatten)]
@@ -156,6 +161,8 @@ impl Serialize for SweepPoint {
         #[derive(Serialize)]
         struct Failed<'a> {
             curve: &'a str,
+            #[serde(skip_serializing_if = "no_pairs", serialize_with = "pairs_as_map")]
+            varied: &'a [(String, String)],
             overrides: &'a [String],
             settings: &'a Settings,
             offered_load: f64,
@@ -165,6 +172,7 @@ impl Serialize for SweepPoint {
         match &self.failure {
             None => Done {
                 curve: &self.curve,
+                varied: &self.varied,
                 overrides: &self.overrides,
                 settings: &self.settings,
                 result: &self.result,
@@ -172,6 +180,7 @@ impl Serialize for SweepPoint {
             .serialize(s),
             Some(f) => Failed {
                 curve: &self.curve,
+                varied: &self.varied,
                 overrides: &self.overrides,
                 settings: &self.settings,
                 offered_load: self.result.offered_load,
@@ -181,6 +190,31 @@ impl Serialize for SweepPoint {
             .serialize(s),
         }
     }
+}
+
+fn no_pairs(pairs: &&[(String, String)]) -> bool {
+    pairs.is_empty()
+}
+
+/// `[(k, v), ...]` as a JSON object `{k: v, ...}` in the same order.
+fn pairs_as_map<S: serde::Serializer>(
+    pairs: &&[(String, String)],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(pairs.len()))?;
+    for (k, v) in pairs.iter() {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
+}
+
+/// The (key, value) pairs of a curve's `KEY=VALUE` assignments.
+pub fn varied_pairs(sets: &[String]) -> Vec<(String, String)> {
+    sets.iter()
+        .filter_map(|s| s.split_once('='))
+        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+        .collect()
 }
 
 /// Parse a load list: comma-separated single loads and `START:STOP:STEP` ranges (inclusive,
@@ -218,7 +252,7 @@ fn parse_load_item(spec: &str, item: &str) -> Result<Vec<f64>> {
     if parts.len() == 1 {
         let load = num(parts[0], "load")?;
         if !(load > 0.0 && load <= 1.0) {
-            bail!("--load {spec}: load {item} must satisfy 0 < load <= 1 (phits/(node*cycle))");
+            bail!("--load {spec}: load {item} must satisfy 0 < load <= 1 (phits/(node·cycle))");
         }
         if round(load) <= 0.0 {
             bail!("--load {spec}: load {item} rounds to 0 at the 1e-9 resolution of --load: use at least 1e-9");
@@ -237,7 +271,7 @@ fn parse_load_item(spec: &str, item: &str) -> Result<Vec<f64>> {
         bail!("--load {spec}: STEP must be a positive number");
     }
     if !(start > 0.0 && stop <= 1.0 && start <= stop) {
-        bail!("--load {spec}: loads must satisfy 0 < START <= STOP <= 1 (phits/(node*cycle))");
+        bail!("--load {spec}: loads must satisfy 0 < START <= STOP <= 1 (phits/(node·cycle))");
     }
     if round(start) <= 0.0 {
         bail!(
@@ -323,10 +357,13 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
             .with_context(|| format!("--vary {v}"))?
             .into_iter()
             .map(str::trim)
-            .filter(|s| !s.is_empty())
             .collect();
-        if values.is_empty() {
+        if values.iter().all(|s| s.is_empty()) {
             bail!("--vary {v}: give at least one value");
+        }
+        // As --load: a stray comma is a mistake, not a value to skip.
+        if values.iter().any(|s| s.is_empty()) {
+            bail!("--vary {v}: an empty value between commas (or a trailing comma); give V1,V2,... e.g. routing.algorithm=min,val");
         }
         for (i, val) in values.iter().enumerate() {
             if values[..i].contains(val) {
@@ -336,12 +373,11 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
         let mut next = Vec::new();
         for (labels, sets) in &curves {
             for val in &values {
+                // The values only: "min, UN" reads in a legend where
+                // "routing.algorithm=min, traffic.pattern=uniform" is cut; the keys head
+                // sweep.csv's columns.
                 let mut l = labels.clone();
-                l.push(if vary.len() == 1 {
-                    val.to_string()
-                } else {
-                    format!("{key}={val}")
-                });
+                l.push(val.to_string());
                 let mut s = sets.clone();
                 s.push(format!("{key}={val}"));
                 next.push((l, s));
@@ -524,6 +560,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
             };
             points.push(SweepPoint {
                 curve: label.clone(),
+                varied: varied_pairs(sets),
                 overrides,
                 settings,
                 failure,
@@ -535,9 +572,9 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     // values and load are its `overrides`).
     let mut base_tree = tree.clone();
     for set in &args.set {
-        arcsim::config::apply_override(&mut base_tree, set)?;
+        arcsim::config::apply_override(&mut base_tree.value, set)?;
     }
-    let base = Config::from_value(base_tree).unwrap_or_else(|_| jobs[0].clone());
+    let base = Config::from_value(base_tree.value).unwrap_or_else(|_| jobs[0].clone());
     crate::output::write(
         &args.out.join("config.toml"),
         crate::provenance::config_file(&base)?.as_bytes(),
@@ -550,7 +587,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     write_outputs(&args.out, &points, args.title.as_deref(), &meta)?;
     print_table(&points);
     println!(
-        "wrote {}/sweep.csv, sweep.json, config.toml, latency.{{svg,png}}, throughput.{{svg,png}}, links.{{svg,png}}",
+        "wrote {}/sweep.csv, sweep.json, config.toml, latency.{{svg,pdf,png}}, throughput.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
         args.out.display()
     );
     let failed: Vec<String> = points
@@ -582,8 +619,15 @@ fn print_table(points: &[SweepPoint]) {
     // With several seeds per point, the 95% confidence half-widths follow the means.
     let ci = points.iter().any(|p| p.result.repetitions > 1);
     let w = if ci { 17 } else { 10 };
+    // As wide as the longest curve name, so that the columns stay aligned.
+    let cw = points
+        .iter()
+        .map(|p| p.curve.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(5);
     println!(
-        "{:<24} {:>8} {:>w$} {:>w$} {:>8} {:>9}",
+        "{:<cw$} {:>8} {:>w$} {:>w$} {:>8} {:>9}",
         "curve",
         "offered",
         if ci { "accepted ±95%" } else { "accepted" },
@@ -600,20 +644,23 @@ fn print_table(points: &[SweepPoint]) {
         let (acc, lat) = if ci {
             (
                 format!("{:.4} ±{:.4}", r.accepted_load.mean, r.accepted_load.ci95),
-                format!("{:.1} ±{:.1}", r.latency_mean.mean, r.latency_mean.ci95),
+                r.latency_mean.as_ref().map_or_else(
+                    || crate::show::MISSING.to_string(),
+                    |e| format!("{:.1} ±{:.1}", e.mean, e.ci95),
+                ),
             )
         } else {
             (
                 format!("{:.4}", r.accepted_load.mean),
-                format!("{:.1}", r.latency_mean.mean),
+                crate::show::opt(r.latency_mean.as_ref().map(|e| e.mean), 1),
             )
         };
         println!(
-            "{:<24} {:>8.3} {acc:>w$} {lat:>w$} {:>8.2} {:>8.1}%",
+            "{:<cw$} {:>8.3} {acc:>w$} {lat:>w$} {:>8} {:>8}%",
             p.curve,
             r.offered_load,
-            r.hops_mean.mean,
-            100.0 * r.misrouted_fraction.mean
+            crate::show::opt(r.hops_mean.as_ref().map(|e| e.mean), 2),
+            crate::show::opt(r.misrouted_fraction.as_ref().map(|e| 100.0 * e.mean), 1)
         );
     }
 }
@@ -627,6 +674,11 @@ pub fn write_outputs(
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let csv_path = out.join("sweep.csv");
     let mut w = crate::output::csv_file(&csv_path);
+    // One column per --vary key, before the curve's name (the same keys for every point).
+    let keys: Vec<&str> = points
+        .first()
+        .map(|p| p.varied.iter().map(|(k, _)| k.as_str()).collect())
+        .unwrap_or_default();
     let header = [
         "curve",
         "offered_load",
@@ -657,7 +709,7 @@ pub fn write_outputs(
     ];
     // The point's settings and overrides follow (the last column: --set, then the point's
     // own, separated by "; ").
-    let mut header: Vec<&str> = header.to_vec();
+    let mut header: Vec<&str> = keys.iter().copied().chain(header).collect();
     let failure_col = header.len() - 1;
     header.extend(Settings::COLUMNS);
     header.push("overrides");
@@ -676,17 +728,25 @@ pub fn write_outputs(
     };
     for p in points {
         let r = &p.result;
+        let varied = p.varied.iter().map(|(_, v)| v.clone());
         if let Some(f) = &p.failure {
             // No measurement: empty cells, not zeros.
-            let mut row = vec![String::new(); failure_col];
-            row[0] = p.curve.clone();
-            row[1] = format!("{}", r.offered_load);
+            let mut row: Vec<String> = varied.collect();
+            row.push(p.curve.clone());
+            row.push(format!("{}", r.offered_load));
+            row.resize(failure_col, String::new());
             row.push(f.clone());
             row.extend(provenance(p));
             w.write_record(&row)?;
             continue;
         }
         let sum = |f: &dyn Fn(&RunResult) -> u64| r.runs.iter().map(f).sum::<u64>().to_string();
+        let opt = |e: &Option<arcsim::stats::summary::Estimate>, prec: usize| {
+            crate::show::opt(e.as_ref().map(|e| e.mean), prec)
+        };
+        let opt_ci = |e: &Option<arcsim::stats::summary::Estimate>, prec: usize| {
+            crate::show::opt(e.as_ref().map(|e| e.ci95), prec)
+        };
         // Means over the seeds.
         let mean = |f: &dyn Fn(&RunResult) -> f64| {
             format!(
@@ -694,37 +754,49 @@ pub fn write_outputs(
                 r.runs.iter().map(f).sum::<f64>() / r.runs.len().max(1) as f64
             )
         };
-        let mut row = vec![
-            p.curve.clone(),
-            format!("{}", p.result.offered_load),
-            format!("{:.6}", r.accepted_load.mean),
-            format!("{:.6}", r.accepted_load.ci95),
-            format!("{:.3}", r.latency_mean.mean),
-            format!("{:.3}", r.latency_mean.ci95),
-            format!("{:.3}", r.latency_p99.mean),
-            format!("{:.3}", r.network_latency_mean.mean),
-            format!("{:.4}", r.hops_mean.mean),
-            format!("{:.6}", r.misrouted_fraction.mean),
-            mean(&|x| x.escape.entered_fraction),
-            mean(&|x| x.links.local.mean),
-            mean(&|x| x.links.local.max),
-            mean(&|x| x.links.global.mean),
-            mean(&|x| x.links.global.max),
-            mean(&|x| x.buffers.occupancy.injection),
-            mean(&|x| x.buffers.occupancy.local),
-            mean(&|x| x.buffers.occupancy.global),
-            mean(&|x| x.buffers.occupancy.escape),
-            r.burst_consumption_cycles
-                .as_ref()
-                .map(|e| format!("{:.1}", e.mean))
-                .unwrap_or_default(),
-            sum(&|x| x.packets.generated),
-            sum(&|x| x.packets.delivered),
-            sum(&|x| x.packets.in_flight),
-            r.repetitions.to_string(),
-            format!("{:.3}", r.runs.iter().map(|x| x.wall_seconds).sum::<f64>()),
-            String::new(),
-        ];
+        let mut row: Vec<String> = varied
+            .chain([
+                p.curve.clone(),
+                format!("{}", p.result.offered_load),
+                format!("{:.6}", r.accepted_load.mean),
+                format!("{:.6}", r.accepted_load.ci95),
+                opt(&r.latency_mean, 3),
+                opt_ci(&r.latency_mean, 3),
+                opt(&r.latency_p99, 3),
+                opt(&r.network_latency_mean, 3),
+                opt(&r.hops_mean, 4),
+                opt(&r.misrouted_fraction, 6),
+                // Missing ("-") when a seed delivered no packet in its window.
+                crate::show::opt(
+                    arcsim::stats::summary::Estimate::of_present(
+                        &r.runs
+                            .iter()
+                            .map(|x| x.escape.entered_fraction)
+                            .collect::<Vec<_>>(),
+                    )
+                    .map(|e| e.mean),
+                    6,
+                ),
+                mean(&|x| x.links.local.mean),
+                mean(&|x| x.links.local.max),
+                mean(&|x| x.links.global.mean),
+                mean(&|x| x.links.global.max),
+                mean(&|x| x.buffers.occupancy.injection),
+                mean(&|x| x.buffers.occupancy.local),
+                mean(&|x| x.buffers.occupancy.global),
+                mean(&|x| x.buffers.occupancy.escape),
+                r.burst_consumption_cycles
+                    .as_ref()
+                    .map(|e| format!("{:.1}", e.mean))
+                    .unwrap_or_default(),
+                sum(&|x| x.packets.generated),
+                sum(&|x| x.packets.delivered),
+                sum(&|x| x.packets.in_flight),
+                r.repetitions.to_string(),
+                format!("{:.3}", r.runs.iter().map(|x| x.wall_seconds).sum::<f64>()),
+                String::new(),
+            ])
+            .collect();
         row.extend(provenance(p));
         w.write_record(&row)?;
     }
@@ -796,7 +868,9 @@ fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<
             y_label: "mean packet latency (cycles)",
             log_y: false,
         },
-        &latency_curves(curves(&|p| below_saturation(p).then_some(latency_point(p)))),
+        &latency_curves(curves(&|p| {
+            below_saturation(p).then(|| latency_point(p)).flatten()
+        })),
     )?;
     // The busiest global link: where a routing that cannot spread its load saturates.
     line_plot(
@@ -825,12 +899,13 @@ fn below_saturation(p: &SweepPoint) -> bool {
     p.result.accepted_load.mean >= 0.95 * p.result.offered_load
 }
 
-fn latency_point(p: &SweepPoint) -> Point {
-    Point {
+fn latency_point(p: &SweepPoint) -> Option<Point> {
+    let e = p.result.latency_mean.as_ref()?;
+    Some(Point {
         x: p.result.offered_load,
-        y: p.result.latency_mean.mean,
-        ci: Some(p.result.latency_mean.ci95),
-    }
+        y: e.mean,
+        ci: Some(e.ci95),
+    })
 }
 
 /// A curve saturated at every load has no point on the latency plot; its legend entry says
@@ -925,6 +1000,9 @@ mod tests {
         assert!(err(&["topology.h=1,1"]).contains("1 is listed twice"));
         assert!(err(&["topology.h=1", "topology.h=2"]).contains("topology.h is already varied"));
         assert!(err(&["topology.h=,,"]).contains("at least one value"));
+        // A trailing or doubled comma is rejected, as --load rejects it.
+        assert!(err(&["topology.h=1,2,"]).contains("an empty value between commas"));
+        assert!(err(&["topology.h=1,,2"]).contains("an empty value between commas"));
     }
 
     #[test]
@@ -943,6 +1021,16 @@ mod tests {
             ]
         );
         assert_eq!(parse_curves(&[]).unwrap()[0].0, "default");
+        // Legends from the values only, which a legend does not cut.
+        let labels: Vec<&str> = c.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(labels, ["min, 1", "min, 6", "val, 1", "val, 6"]);
+        assert_eq!(
+            varied_pairs(&c[1].1),
+            [
+                ("routing.algorithm".to_string(), "min".to_string()),
+                ("traffic.offset".to_string(), "6".to_string())
+            ]
+        );
     }
 
     /// Arrays, inline tables and strings keep their commas: one curve each.

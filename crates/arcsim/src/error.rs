@@ -12,6 +12,35 @@ pub enum ConfigError {
     Override { assignment: String, message: String },
     #[error("cannot read configuration file {path}: {message}")]
     Io { path: String, message: String },
+    /// An error with where it comes from: `file.toml:12` or `--set topology.h=9`.
+    #[error("{location}: {error}")]
+    Located {
+        location: String,
+        error: Box<ConfigError>,
+    },
+    /// Every error found in one configuration, each on its own line.
+    #[error("{} errors in the configuration:\n{}", .0.len(), .0.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<ConfigError>),
+}
+
+impl ConfigError {
+    /// The field an error names (`topology.h`), if any.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            ConfigError::Field { field, .. } => Some(field),
+            ConfigError::Located { error, .. } => error.field(),
+            _ => None,
+        }
+    }
+
+    /// One error as itself, several as [`ConfigError::Several`].
+    pub fn from_all(mut errors: Vec<ConfigError>) -> ConfigError {
+        if errors.len() == 1 {
+            errors.remove(0)
+        } else {
+            ConfigError::Several(errors)
+        }
+    }
 }
 
 #[derive(Debug, Error)]

@@ -20,19 +20,35 @@ pub mod topology;
 pub mod traffic;
 
 pub use config::Config;
-pub use engine::{build, run, run_with, Simulator, Tick};
+pub use engine::{build, run, run_traced, run_with, Simulator, Tick, TraceSpec};
 pub use error::{ConfigError, SimError};
 pub use stats::RunResult;
 
 /// Run `cfg.simulation.repetitions` independent simulations with seeds seed, seed+1, ... and
 /// aggregate them (mean and 95% confidence interval).
 pub fn run_repeated(cfg: &Config) -> Result<stats::summary::Repeated, SimError> {
+    run_repeated_traced(cfg, &TraceSpec::default()).map(|(rep, _)| rep)
+}
+
+/// [`run_repeated`], tracing the packets `trace` picks in the first run (seed
+/// `simulation.seed`).
+pub fn run_repeated_traced(
+    cfg: &Config,
+    trace: &TraceSpec,
+) -> Result<(stats::summary::Repeated, Vec<engine::TraceRecord>), SimError> {
     let reps = cfg.simulation.repetitions.max(1) as u64;
     let mut runs = Vec::with_capacity(reps as usize);
+    let mut records = Vec::new();
     for k in 0..reps {
         let mut c = cfg.clone();
         c.simulation.seed = cfg.simulation.seed.wrapping_add(k);
-        runs.push(run(&c)?);
+        if k == 0 && !trace.is_empty() {
+            let (r, t) = run_traced(&c, trace)?;
+            runs.push(r);
+            records = t;
+        } else {
+            runs.push(run(&c)?);
+        }
     }
-    Ok(stats::summary::Repeated::of(runs))
+    Ok((stats::summary::Repeated::of(runs), records))
 }

@@ -828,7 +828,7 @@ fn range_errors_say_what_was_given() {
         "routing.escape_entry_limit",
         &["escape = \"none\"", "drop escape_entry_limit"],
     );
-    // A packet counts its entries in 8 bits (seed 001's example counter has 4: 15).
+    // A packet counts its entries in 8 bits (the OFAR paper's example counter has 4: 15).
     expect_field(
         check_sets(&["routing.algorithm=ofar", "routing.escape_entry_limit=256"]),
         "routing.escape_entry_limit",
@@ -999,7 +999,7 @@ fn keys_the_routing_does_not_read_are_listed() {
         unused(&["routing.algorithm=ofar", "routing.ofar_l_mml=false"]),
         ["routing.ofar_l_mml"]
     );
-    // The seed-001 base sets the keys of every routing of its figures: PB ignores OFAR's,
+    // The OFAR paper's base sets the keys of every routing of its figures: PB ignores OFAR's,
     // OFAR ignores PB's, and each reads its own.
     let base = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

@@ -55,8 +55,8 @@ fn different_seed_different_result() {
             "{routing}: seeds 7 and 8 give identical results"
         );
         assert_ne!(
-            (a.packets.generated, a.latency.mean),
-            (b.packets.generated, b.latency.mean),
+            (a.packets.generated, a.latency.mean.unwrap()),
+            (b.packets.generated, b.latency.mean.unwrap()),
             "{routing}: seeds 7 and 8 generate identical traffic"
         );
         assert_eq!(b.seed, 8);

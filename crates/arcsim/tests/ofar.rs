@@ -1,11 +1,11 @@
-//! OFAR (seed 001, section 3): deadlock freedom through the escape subnetworks, misrouting
+//! OFAR (the OFAR paper, section 3): deadlock freedom through the escape subnetworks, misrouting
 //! limits, throughput under ADVG+h, and injection-based congestion management.
 
 use arcsim::config::{apply_override, Config, EscapeKind};
 use arcsim::{RunResult, SimError};
 
 /// The library's defaults before 2026-11-25, the baseline every test here starts from: the
-/// paper's text where FOGSim, the simulator of seed 001, reads it otherwise (misroute around
+/// paper's text where FOGSim, the simulator of the OFAR paper, reads it otherwise (misroute around
 /// any unavailable minimal output, busy ones included, global links whatever their load; MM+L
 /// decided again after its local hop and offered on escape VCs too; OFAR-L without local
 /// misroutes) and injections arbitrated like transit packets. The defaults are now FOGSim's;
@@ -40,7 +40,7 @@ fn config_on(rules: &[&str], sets: &[&str]) -> Config {
 /// h = 3 balanced dragonfly: 19 groups, 114 routers, 342 nodes.
 const H3: [&str; 3] = ["topology.p=3", "topology.a=6", "topology.h=3"];
 
-/// The readings of seed 001 that experiments/ofar/base.toml set until 2026-11-23 (transit-first
+/// The readings of the OFAR paper that experiments/ofar/base.toml set until 2026-11-23 (transit-first
 /// injection, waiting for a busy minimal output, committed MM+L hop, port occupancy); since
 /// then it uses FOGSim's settings (`FOGSIM` below, plus transit-first and the committed hop).
 const EXPERIMENT: [&str; 4] = [
@@ -91,7 +91,10 @@ fn escape_subnetworks_prevent_deadlock_with_one_vc() {
                 let what = format!("{escape:?} {pattern} {limit}");
                 let r = run(&sets).unwrap_or_else(|e| panic!("{what}: {e}"));
                 assert!(r.packets.delivered > 0, "{what}: nothing delivered");
-                assert!(r.escape.entered_fraction > 0.0, "{what}: escape unused");
+                assert!(
+                    r.escape.entered_fraction.unwrap() > 0.0,
+                    "{what}: escape unused"
+                );
                 if limit.ends_with('1') {
                     assert_eq!(r.escape.entries_max, 1, "{what}");
                 }
@@ -132,7 +135,7 @@ fn rings_prevent_deadlock_travelled(h: usize, ring_sets: &[&str], direction: &st
         let r = arcsim::run(&config(&sets)).unwrap_or_else(|e| panic!("h {h}, rings {rings}: {e}"));
         assert!(r.packets.delivered > 0);
         assert!(
-            r.escape.entered_fraction > 0.0,
+            r.escape.entered_fraction.unwrap() > 0.0,
             "h {h}, rings {rings}: no packet used the escape network, so nothing was tested"
         );
     }
@@ -245,7 +248,7 @@ fn ofar_exceeds_one_over_h_under_adversarial_h_traffic() {
 
 #[test]
 fn bcm_and_ecm_keep_throughput_where_plain_ofar_collapses() {
-    // Seed 001 Fig. 5: with few VCs, 2/1(+1), plain OFAR hands the load to the escape network
+    // The OFAR paper Fig. 5: with few VCs, 2/1(+1), plain OFAR hands the load to the escape network
     // and throughput collapses at full load; injection restriction keeps it up.
     for escape in ["tree", "ring"] {
         let at = |cm: &str| {
@@ -313,14 +316,14 @@ fn ecm_any_rule_is_the_paper_rule_on_a_ring_and_stricter_on_a_tree() {
     eprintln!(
         "OFAR tree ECM 2/1(+1) UN load 1.0: all {:.3} ({:.1}% enter the tree, {} routers inject nothing), any {:.3} ({:.1}%, {})",
         all.accepted_load,
-        100.0 * all.escape.entered_fraction,
+        100.0 * all.escape.entered_fraction.unwrap(),
         starved(&all),
         any.accepted_load,
-        100.0 * any.escape.entered_fraction,
+        100.0 * any.escape.entered_fraction.unwrap(),
         starved(&any)
     );
     assert!(
-        any.escape.entered_fraction < 0.8 * all.escape.entered_fraction,
+        any.escape.entered_fraction.unwrap() < 0.8 * all.escape.entered_fraction.unwrap(),
         "\"any\" should keep packets out of the tree"
     );
     assert!(any.accepted_load > 0.95 * all.accepted_load);
@@ -470,12 +473,16 @@ fn ofar_is_close_to_min_at_low_uniform_load_and_rarely_escapes() {
     };
     let (ofar, min) = (at("ofar"), at("min"));
     assert!(
-        ofar.latency.mean < 1.1 * min.latency.mean,
+        ofar.latency.mean.unwrap() < 1.1 * min.latency.mean.unwrap(),
         "OFAR latency {:.1} vs MIN {:.1}",
-        ofar.latency.mean,
-        min.latency.mean
+        ofar.latency.mean.unwrap(),
+        min.latency.mean.unwrap()
     );
-    assert!(ofar.escape.entered_fraction < 0.001, "{:?}", ofar.escape);
+    assert!(
+        ofar.escape.entered_fraction.unwrap() < 0.001,
+        "{:?}",
+        ofar.escape
+    );
 }
 
 #[test]
@@ -483,7 +490,7 @@ fn committed_mml_gives_ofar_the_lowest_light_adversarial_latency() {
     // h = 4, ADVG+4 at 0.12 (light: no routing saturates). With re-evaluation after the MM+L
     // local hop, packets return to the gateway and wait for its saturated global link; with
     // the hop committed (and a minimum minimal-queue occupancy to start it) OFAR beats
-    // VAL-any and PB (seed 001, Figs. 6 and 7) and stays close to MIN under UN.
+    // VAL-any and PB (the OFAR paper, Figs. 6 and 7) and stays close to MIN under UN.
     let h4 = |extra: &[&str]| {
         let mut sets = vec![
             "topology.p=4",
@@ -505,7 +512,7 @@ fn committed_mml_gives_ofar_the_lowest_light_adversarial_latency() {
             "traffic.load=0.12",
         ];
         sets.extend_from_slice(more);
-        h4(&sets).latency.mean
+        h4(&sets).latency.mean.unwrap()
     };
     let (plain, committed) = (advg("ofar", &[]), advg("ofar", &commit));
     let (val_any, pb) = (advg("val-any", &[]), advg("pb", &[]));
@@ -521,17 +528,18 @@ fn committed_mml_gives_ofar_the_lowest_light_adversarial_latency() {
     };
     let (ofar, min) = (un("ofar", &commit), un("min", &[]));
     assert!(
-        ofar.latency.mean < 1.04 * min.latency.mean && ofar.misrouted_fraction < 0.1,
+        ofar.latency.mean.unwrap() < 1.04 * min.latency.mean.unwrap()
+            && ofar.misrouted_fraction.unwrap() < 0.1,
         "UN 0.2: OFAR {:.1} ({:.3} misrouted) vs MIN {:.1}",
-        ofar.latency.mean,
-        ofar.misrouted_fraction,
-        min.latency.mean
+        ofar.latency.mean.unwrap(),
+        ofar.misrouted_fraction.unwrap(),
+        min.latency.mean.unwrap()
     );
 }
 
 #[test]
 fn pb_adapts_to_a_pattern_change_later_than_ofar() {
-    // Seed 001, Fig. 7: after a change from ADVG+2 to ADVG+h, OFAR adapts "almost
+    // The OFAR paper, Fig. 7: after a change from ADVG+2 to ADVG+h, OFAR adapts "almost
     // instantaneously" while PB "suffers a clear adaptation period while congestion
     // information propagates". Measured here as the share of packets sent non-minimally,
     // per 25-cycle window of generation time (h = 4, ADVG+2 -> ADVG+4, load 0.12, three
@@ -568,7 +576,7 @@ fn pb_adapts_to_a_pattern_change_later_than_ofar() {
             for (k, s) in sum.iter_mut().enumerate() {
                 let p = &pts[(CHANGE / W) as usize + k];
                 assert_eq!(p.cycle, CHANGE + k as u64 * W);
-                *s += p.misrouted_fraction / 3.0;
+                *s += p.misrouted_fraction.unwrap_or(0.0) / 3.0;
             }
         }
         sum
@@ -595,7 +603,7 @@ fn pb_adapts_to_a_pattern_change_later_than_ofar() {
 
 #[test]
 fn waiting_for_a_busy_minimal_output_keeps_uniform_misrouting_low() {
-    // Seed 001 section 3.2 allows misrouting when the minimal output "is already assigned to
+    // The OFAR paper section 3.2 allows misrouting when the minimal output "is already assigned to
     // another input or Q_min = 100%". Counting an output that is merely busy sending an earlier
     // packet as unavailable (the literal reading these tests start from) misroutes most uniform packets at moderate load;
     // `busy_minimal = "wait"` misroutes only on contention and stays close to MIN, as the
@@ -616,24 +624,24 @@ fn waiting_for_a_busy_minimal_output_keeps_uniform_misrouting_low() {
     );
     eprintln!(
         "UN 0.4, h = 3: MIN {:.1} cycles; OFAR misroute {:.1} cycles, {:.1}% misrouted; wait {:.1} cycles, {:.1}% misrouted",
-        min.latency.mean,
-        misroute.latency.mean,
-        100.0 * misroute.misrouted_fraction,
-        wait.latency.mean,
-        100.0 * wait.misrouted_fraction
+        min.latency.mean.unwrap(),
+        misroute.latency.mean.unwrap(),
+        100.0 * misroute.misrouted_fraction.unwrap(),
+        wait.latency.mean.unwrap(),
+        100.0 * wait.misrouted_fraction.unwrap()
     );
     assert!(
-        wait.misrouted_fraction < 0.25,
+        wait.misrouted_fraction.unwrap() < 0.25,
         "{}",
-        wait.misrouted_fraction
+        wait.misrouted_fraction.unwrap()
     );
     assert!(
-        misroute.misrouted_fraction > 0.4,
+        misroute.misrouted_fraction.unwrap() > 0.4,
         "{}",
-        misroute.misrouted_fraction
+        misroute.misrouted_fraction.unwrap()
     );
-    assert!(wait.latency.mean < 1.05 * min.latency.mean);
-    assert!(misroute.latency.mean > 1.1 * min.latency.mean);
+    assert!(wait.latency.mean.unwrap() < 1.05 * min.latency.mean.unwrap());
+    assert!(misroute.latency.mean.unwrap() > 1.1 * min.latency.mean.unwrap());
 }
 
 #[test]
@@ -664,8 +672,11 @@ fn always_waiting_lets_light_advg2_latency_drift_and_a_cap_holds_it() {
         let r = arcsim::run(&cfg).unwrap();
         let s = r.series.expect("series requested");
         // The last window holds only the packets delivered before the end: left out.
-        let lat = s.points[..5].iter().map(|p| p.latency_mean).collect();
-        (lat, r.misrouted_fraction)
+        let lat = s.points[..5]
+            .iter()
+            .map(|p| p.latency_mean.unwrap_or(0.0))
+            .collect();
+        (lat, r.misrouted_fraction.unwrap())
     };
     let (always, mis_always) = windows("1.0");
     let (capped, mis_capped) = windows("0.5");
@@ -679,7 +690,7 @@ fn always_waiting_lets_light_advg2_latency_drift_and_a_cap_holds_it() {
 
 #[test]
 fn ofar_consumes_bursts_faster_than_pb_with_the_experiment_settings() {
-    // Seed 001 Fig. 8 with the settings of experiments/ofar (transit-first injection,
+    // The OFAR paper Fig. 8 with the settings of experiments/ofar (transit-first injection,
     // busy_minimal = "wait", committed MM+L hop, port occupancy): OFAR consumes bursts in
     // clearly less time than PB (paper: 0.431-0.815 of PB's time). h = 3, 100 packets per node.
     for (pattern, offset) in [("uniform", 0), ("adv-global", 2), ("adv-global", 3)] {
@@ -760,7 +771,7 @@ fn port_occupancy_keeps_plain_ofar_up_under_a_permutation_at_full_load() {
             "permutation, load 1.0, seed {seed}: vc {:.3}, port {:.3} ({:.1}% entered the escape ring)",
             vc.accepted_load,
             port.accepted_load,
-            100.0 * port.escape.entered_fraction
+            100.0 * port.escape.entered_fraction.unwrap()
         );
         assert!(
             port.accepted_load > 0.5,
@@ -773,13 +784,13 @@ fn port_occupancy_keeps_plain_ofar_up_under_a_permutation_at_full_load() {
             port.accepted_load,
             vc.accepted_load
         );
-        assert!(port.escape.entered_fraction < 0.25);
+        assert!(port.escape.entered_fraction.unwrap() < 0.25);
     }
 }
 
 #[test]
 fn a_descending_ring_holds_ofar_l_to_one_over_h_under_advg_h() {
-    // Seed 001 Fig. 6f: OFAR-L, without local misrouting, is limited to about 1/h under
+    // The OFAR paper Fig. 6f: OFAR-L, without local misrouting, is limited to about 1/h under
     // ADVG+h by one local channel per intermediate group (R_k -> R_{k-1} here). A descending
     // ring A shares that channel; an ascending one (R_k -> R_{k+1}) leads around it, and
     // packets diverted to the ring reach the exit router over other local links, so OFAR-L
@@ -821,7 +832,7 @@ fn ofar_l_without_the_mml_local_hop_does_not_clog_at_h6() {
     // traffic for the global links, fill the intermediate groups' global input buffers with
     // packets for the R_k -> R_{k-1} bottleneck and block the exit routers' global outputs
     // (docs/reproductions/ofar-history.md, "Why OFAR-L clogs with the committed MM+L hop"). With
-    // `routing.ofar_l_mml = false` (no non-minimal local hop at all, seed 001 §4) it holds
+    // `routing.ofar_l_mml = false` (no non-minimal local hop at all, the OFAR paper §4) it holds
     // about 1/h. The h = 6 network of the paper, 5,000 + 5,000 cycles.
     let at = |mml: bool| {
         let m = format!("routing.ofar_l_mml={mml}");
@@ -851,7 +862,7 @@ fn ofar_l_without_the_mml_local_hop_does_not_clog_at_h6() {
 
 #[test]
 fn escape_patience_delays_entering_the_escape_network() {
-    // `routing.escape_patience` (not in seed 001): a blocked head enters the escape network
+    // `routing.escape_patience` (not in the OFAR paper): a blocked head enters the escape network
     // only after asking for that many cycles at its router. Saturating ADVG+h with 2/1(+1)
     // VCs sends packets to the ring at once with 0; with a patience, fewer enter it, and
     // with one longer than the run none does.
@@ -876,26 +887,30 @@ fn escape_patience_delays_entering_the_escape_network() {
     let patient = at(64).expect("patience 64");
     eprintln!(
         "ADVG+3, 2/1(+1), load 1.0: entered the ring {:.4} (patience 0) {:.4} (64); accepted {:.3} {:.3}",
-        now.escape.entered_fraction,
-        patient.escape.entered_fraction,
+        now.escape.entered_fraction.unwrap(),
+        patient.escape.entered_fraction.unwrap(),
         now.accepted_load,
         patient.accepted_load
     );
     assert!(
-        now.escape.entered_fraction > 0.01,
+        now.escape.entered_fraction.unwrap() > 0.01,
         "patience 0: {:.4} entered the ring, too few to test a delay",
-        now.escape.entered_fraction
+        now.escape.entered_fraction.unwrap()
     );
     assert!(
-        patient.escape.entered_fraction < 0.5 * now.escape.entered_fraction,
+        patient.escape.entered_fraction.unwrap() < 0.5 * now.escape.entered_fraction.unwrap(),
         "patience 64 did not delay entries: {:.4} against {:.4}",
-        patient.escape.entered_fraction,
-        now.escape.entered_fraction
+        patient.escape.entered_fraction.unwrap(),
+        now.escape.entered_fraction.unwrap()
     );
     // Longer than the run: no packet may enter the escape network. Without it OFAR may
     // deadlock, which the watchdog then reports; either outcome shows the ring unused.
     match at(1_000_000) {
-        Ok(r) => assert_eq!(r.escape.entered_fraction, 0.0, "entered despite patience"),
+        Ok(r) => assert_eq!(
+            r.escape.entered_fraction.unwrap(),
+            0.0,
+            "entered despite patience"
+        ),
         Err(SimError::Deadlock(_)) => {}
         Err(e) => panic!("patience beyond the run: {e}"),
     }
@@ -920,7 +935,7 @@ fn bcm_without_a_bubble_only_keeps_injected_packets_out_of_the_escape_network() 
             "simulation.warmup_cycles=3000",
             "simulation.measure_cycles=4000",
         ]);
-        (r.accepted_load, r.escape.entered_fraction)
+        (r.accepted_load, r.escape.entered_fraction.unwrap())
     };
     let at = |cm: &str, bubble: &str| run_with(cm, bubble, "true");
     let (none, bcm0, bcm2) = (at("none", "2"), at("bcm", "0"), at("bcm", "2"));
@@ -957,13 +972,14 @@ fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_ov
     let (any, granted) = (un("unavailable"), un("granted"));
     eprintln!(
         "OFAR UN 0.3: misrouted {:.3} (any unavailable output) vs {:.3} (granted only)",
-        any.misrouted_fraction, granted.misrouted_fraction
+        any.misrouted_fraction.unwrap(),
+        granted.misrouted_fraction.unwrap()
     );
     assert!(
-        granted.misrouted_fraction < any.misrouted_fraction / 2.0,
+        granted.misrouted_fraction.unwrap() < any.misrouted_fraction.unwrap() / 2.0,
         "granted {:.3} vs unavailable {:.3}",
-        granted.misrouted_fraction,
-        any.misrouted_fraction
+        granted.misrouted_fraction.unwrap(),
+        any.misrouted_fraction.unwrap()
     );
     // Contention at the minimal global output is enough to spread ADVG+h traffic.
     let adv = must_run(&[
@@ -1005,7 +1021,7 @@ const SPEC_ECM: [&str; 2] = ["routing.congestion=ecm", "routing.ecm_buffers=down
 
 #[test]
 fn misrouting_only_around_congested_global_links_lifts_ofar_above_min_under_uniform_load() {
-    // Seed 001 Fig. 6: under UN both OFARs saturate later than MIN. With FOGSim's settings
+    // The OFAR paper Fig. 6: under UN both OFARs saturate later than MIN. With FOGSim's settings
     // and the misroute-on-busy trigger, OFAR misroutes around every momentarily busy minimal
     // global link and saturates below MIN. FOGSim's restriction
     // (`routing.misroute_congested_global`: only around a minimal global link that holds
@@ -1043,9 +1059,9 @@ fn misrouting_only_around_congested_global_links_lifts_ofar_above_min_under_unif
     eprintln!(
         "UN 1.0: MIN {min:.3}, OFAR {:.3} ({:.0}% misrouted), with the restriction {:.3} ({:.0}%), on VC 0 only {vc0:.3}; ADVG+3 with it {adv:.3}",
         plain.accepted_load,
-        100.0 * plain.misrouted_fraction,
+        100.0 * plain.misrouted_fraction.unwrap(),
         restricted.accepted_load,
-        100.0 * restricted.misrouted_fraction
+        100.0 * restricted.misrouted_fraction.unwrap()
     );
     assert!(vc0 > plain.accepted_load + 0.03, "VC 0 only: {vc0}");
     assert!(vc0 < restricted.accepted_load - 0.03, "VC 0 only: {vc0}");
@@ -1059,7 +1075,7 @@ fn misrouting_only_around_congested_global_links_lifts_ofar_above_min_under_unif
         "{} vs MIN {min}",
         restricted.accepted_load
     );
-    assert!(restricted.misrouted_fraction < plain.misrouted_fraction - 0.1);
+    assert!(restricted.misrouted_fraction.unwrap() < plain.misrouted_fraction.unwrap() - 0.1);
     assert!(adv > 1.25 / 3.0, "ADVG+3: {adv} against 1/h = 0.333");
 }
 
@@ -1085,19 +1101,22 @@ fn a_congested_global_restriction_without_margin_changes_nothing() {
     );
     assert_eq!(none.packets, zero.packets);
     assert_eq!(none.latency, zero.latency);
-    assert_eq!(none.misrouted_fraction, zero.misrouted_fraction);
+    assert_eq!(
+        none.misrouted_fraction.unwrap(),
+        zero.misrouted_fraction.unwrap()
+    );
     // FOGSim's margin does change the run: fewer packets misroute.
     assert!(
-        fogsim.misrouted_fraction < none.misrouted_fraction - 0.05,
+        fogsim.misrouted_fraction.unwrap() < none.misrouted_fraction.unwrap() - 0.05,
         "{} vs {}",
-        fogsim.misrouted_fraction,
-        none.misrouted_fraction
+        fogsim.misrouted_fraction.unwrap(),
+        none.misrouted_fraction.unwrap()
     );
 }
 
 #[test]
 fn ecm_reading_downstream_escape_buffers_holds_fig5_where_ecm_on_inputs_collapses() {
-    // Seed 001 Fig. 5 with FOGSim's settings: tree, 2/1(+1), UN at full load, three
+    // The OFAR paper Fig. 5 with FOGSim's settings: tree, 2/1(+1), UN at full load, three
     // injection VCs with equal priority. Plain OFAR collapses, and ECM watching the router's
     // own escape inputs loses much of the load; ECM watching the escape buffers its outputs
     // feed (what FOGSim reads) holds, as BCM does. (On the h = 6 network ECM collapses
@@ -1165,7 +1184,7 @@ fn bcm_escape_lets_injected_packets_enter_the_escape_network() {
         let (out, enter) = (at(false), at(true));
         eprintln!(
             "{escape}, BCM, 2/1(+1), ADVG+1 1.0: entered the escape network {:.3} (kept out) vs {:.3} (bcm_escape)",
-            out.escape.entered_fraction, enter.escape.entered_fraction
+            out.escape.entered_fraction.unwrap(), enter.escape.entered_fraction.unwrap()
         );
         assert!(enter.packets.delivered > 0);
         // Measured: ring 0.097 kept out vs 0.153; tree 0.096 vs 0.108 (the tree's few
@@ -1176,10 +1195,11 @@ fn bcm_escape_lets_injected_packets_enter_the_escape_network() {
             (1.0, 0.005)
         };
         assert!(
-            enter.escape.entered_fraction > ratio * out.escape.entered_fraction + margin,
+            enter.escape.entered_fraction.unwrap()
+                > ratio * out.escape.entered_fraction.unwrap() + margin,
             "{escape}: {:.3} vs {:.3}",
-            enter.escape.entered_fraction,
-            out.escape.entered_fraction
+            enter.escape.entered_fraction.unwrap(),
+            out.escape.entered_fraction.unwrap()
         );
     }
 }
@@ -1235,18 +1255,18 @@ fn light_advg2_latency_matches_fogsim_only_with_credits_returned_per_packet() {
     let fogsim = 224.0;
     eprintln!(
         "ADVG+2 0.12, FOGSim's settings: credits per packet {:.1} cycles ({:.4} accepted), per phit {:.1} ({:.4}); FOGSim {fogsim}",
-        packet.latency.mean, packet.accepted_load, phit.latency.mean, phit.accepted_load
+        packet.latency.mean.unwrap(), packet.accepted_load, phit.latency.mean.unwrap(), phit.accepted_load
     );
     assert!(
-        (packet.latency.mean - fogsim).abs() < 0.03 * fogsim,
+        (packet.latency.mean.unwrap() - fogsim).abs() < 0.03 * fogsim,
         "credits per packet: {:.1} cycles against FOGSim's {fogsim}",
-        packet.latency.mean
+        packet.latency.mean.unwrap()
     );
     assert!(
-        phit.latency.mean > packet.latency.mean + 30.0,
+        phit.latency.mean.unwrap() > packet.latency.mean.unwrap() + 30.0,
         "credits per phit: {:.1} cycles, not clearly above per packet {:.1}",
-        phit.latency.mean,
-        packet.latency.mean
+        phit.latency.mean.unwrap(),
+        packet.latency.mean.unwrap()
     );
     for r in [&packet, &phit] {
         assert!(
@@ -1259,7 +1279,7 @@ fn light_advg2_latency_matches_fogsim_only_with_credits_returned_per_packet() {
 
 #[test]
 fn ring_bcm_under_light_advg2_matches_fogsim_and_starves_no_router() {
-    // Seed 001 Fig. 10's Ring+BCM, 2/1(+1), ADVG+2 at load 0.2, on FOGSim's settings with
+    // The OFAR paper Fig. 10's Ring+BCM, 2/1(+1), ADVG+2 at load 0.2, on FOGSim's settings with
     // its two-way ring (ringDirs = 2) and its BCM (an injection may enter the ring when its
     // minimal output is full). FOGSim accepts 0.1957 at 423 cycles, 79.4% misrouted. Its
     // switches put 494-503 packets per router position into the network in the 5,000
@@ -1286,7 +1306,7 @@ fn ring_bcm_under_light_advg2_matches_fogsim_and_starves_no_router() {
     let fewest = *r.injected_per_router.iter().min().unwrap();
     eprintln!(
         "Ring+BCM ADVG+2 0.2, FOGSim's settings: {:.4} accepted, {:.1} cycles, {:.3} misrouted, fewest injections {fewest}; FOGSim 0.1957, 423, 0.794, 446",
-        r.accepted_load, r.latency.mean, r.misrouted_fraction
+        r.accepted_load, r.latency.mean.unwrap(), r.misrouted_fraction.unwrap()
     );
     assert!(
         (r.accepted_load - 0.1957).abs() < 0.004,
@@ -1294,14 +1314,14 @@ fn ring_bcm_under_light_advg2_matches_fogsim_and_starves_no_router() {
         r.accepted_load
     );
     assert!(
-        (r.latency.mean - 423.0).abs() < 0.1 * 423.0,
+        (r.latency.mean.unwrap() - 423.0).abs() < 0.1 * 423.0,
         "{}",
-        r.latency.mean
+        r.latency.mean.unwrap()
     );
     assert!(
-        (r.misrouted_fraction - 0.794).abs() < 0.03,
+        (r.misrouted_fraction.unwrap() - 0.794).abs() < 0.03,
         "{}",
-        r.misrouted_fraction
+        r.misrouted_fraction.unwrap()
     );
     assert!(fewest > 300, "a router injected only {fewest} packets");
     // Per router position (8 per group), as FOGSim: position 0 injects about 11% less.
@@ -1402,7 +1422,7 @@ fn pb_fogsim_model_matches_fogsim_under_uniform_and_adversarial_load() {
         let r = at(pattern, offset, &fogsim_model);
         eprintln!(
             "PB fogsim model {pattern}+{offset}: accepted {:.4} (FOGSim {accepted}), hops {:.3} ({hops})",
-            r.accepted_load, r.hops.mean
+            r.accepted_load, r.hops.mean.unwrap()
         );
         assert!(
             (r.accepted_load - accepted).abs() < 0.02 * accepted,
@@ -1410,9 +1430,9 @@ fn pb_fogsim_model_matches_fogsim_under_uniform_and_adversarial_load() {
             r.accepted_load
         );
         assert!(
-            (r.hops.mean - hops).abs() < 0.01 * hops,
+            (r.hops.mean.unwrap() - hops).abs() < 0.01 * hops,
             "{pattern}+{offset}: {:.3} hops against FOGSim's {hops}",
-            r.hops.mean
+            r.hops.mean.unwrap()
         );
     }
     let reference = at("uniform", "0", &["routing.pb_margin=5"]);
@@ -1427,6 +1447,7 @@ fn pb_fogsim_model_matches_fogsim_under_uniform_and_adversarial_load() {
         pb(&[&["traffic.load=0.1"][..], model].concat())
             .latency
             .mean
+            .unwrap()
     };
     let (model, reference) = (light(&fogsim_model), light(&[]));
     eprintln!("PB UN 0.1: fogsim model {model:.1} cycles, reference {reference:.1}; FOGSim 145.4");
@@ -1477,7 +1498,7 @@ fn lrs_update_on_request_brings_uniform_saturation_to_fogsims() {
 
 #[test]
 fn ecm_on_a_two_way_ring_matches_fogsim_and_seldom_throttles_under_advg2() {
-    // Seed 001 Fig. 10's Ring+ECM, 2/1(+1), ADVG+2 at full load, on FOGSim's settings.
+    // The OFAR paper Fig. 10's Ring+ECM, 2/1(+1), ADVG+2 at full load, on FOGSim's settings.
     // FOGSim's one-way embedded ring has no escape buffers, so its working ring (and the
     // paper's) is the two-way one: FOGSim accepts 0.3234 there. Under ADVG nearly every
     // escape hop goes one way round; ECM waits for *every* escape buffer of the router to pass
@@ -1528,7 +1549,7 @@ fn ecm_on_a_two_way_ring_matches_fogsim_and_seldom_throttles_under_advg2() {
 
 #[test]
 fn advg4_bursts_match_fogsim_and_end_with_the_same_routers() {
-    // Seed 001 Fig. 8's bursts (h = 4, ADVG+4, 200 packets per node) on FOGSim's settings,
+    // The OFAR paper Fig. 8's bursts (h = 4, ADVG+4, 200 packets per node) on FOGSim's settings,
     // OFAR and OFAR-L with FOGSim's two-way ring. FOGSim (2014 source, burst=1) consumes them
     // in 6,215 (OFAR), 8,223 (OFAR-L) and 9,176 cycles (PB). Its last network injections, by
     // router position in a group, show which routers the burst waits for: OFAR's position 7
@@ -1616,7 +1637,7 @@ fn packets_on_the_tree_take_no_mml_hop_with_fogsims_rule_and_use_the_tree_as_fog
         let flag = format!("routing.mml_from_escape={mml_from_escape}");
         let r = tree_bursts_at_h4(&["routing.tree_root=31", &flag]);
         assert_eq!(r.packets.in_flight, 0, "{flag}: the burst is consumed");
-        (r.escape.entries_mean, r.escape.hops_mean)
+        (r.escape.entries_mean.unwrap(), r.escape.hops_mean.unwrap())
     };
     let (fog_entries, fog_hops) = (0.109, 0.139);
     let (entries, hops) = burst(false);
@@ -1641,7 +1662,7 @@ fn packets_on_the_tree_take_no_mml_hop_with_fogsims_rule_and_use_the_tree_as_fog
 
 #[test]
 fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_fogsim() {
-    // Seed 001 Fig. 11: the paper has the tree faster with ECM than with BCM. On the
+    // The OFAR paper Fig. 11: the paper has the tree faster with ECM than with BCM. On the
     // experiments' settings (h = 4, ADVG+4 bursts of 500 packets per node, 2/1(+1) VCs, the
     // tree rooted where FOGSim roots it for each seed) FOGSim (2014 source) consumes them in
     // these cycles, BCM / ECM: ECM is 1.1% faster over the five seeds, slower only with seed 2
@@ -1722,7 +1743,7 @@ fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_f
 }
 
 /// `routing.misroute_inclusive = true` qualifies a non-minimal output at occupancy
-/// `<= threshold × Q_min` (seed 001's text, FOGSim's code): with FOGSim's trigger a packet
+/// `<= threshold × Q_min` (the OFAR paper's text, FOGSim's code): with FOGSim's trigger a packet
 /// whose minimal output, with an empty VC, was just granted to another input may then take
 /// any output with an empty VC, so OFAR misroutes locally more often and its paths grow (on the
 /// paper's network under ADVG+6 at 0.25: 44.7% of packets misrouted locally against 43.0%,
@@ -1752,13 +1773,13 @@ fn inclusive_threshold_misroutes_more_than_the_strict_one() {
         assert!((r.accepted_load - 0.2).abs() < 0.01, "{r:?}");
     }
     assert!(
-        inclusive.hops.mean - inclusive.hops.global_mean
-            > strict.hops.mean - strict.hops.global_mean + 0.01,
+        inclusive.hops.mean.unwrap() - inclusive.hops.global_mean.unwrap()
+            > strict.hops.mean.unwrap() - strict.hops.global_mean.unwrap() + 0.01,
         "local hops: inclusive {:.4} (mean {:.4}), strict {:.4} (mean {:.4})",
-        inclusive.hops.mean - inclusive.hops.global_mean,
-        inclusive.hops.mean,
-        strict.hops.mean - strict.hops.global_mean,
-        strict.hops.mean
+        inclusive.hops.mean.unwrap() - inclusive.hops.global_mean.unwrap(),
+        inclusive.hops.mean.unwrap(),
+        strict.hops.mean.unwrap() - strict.hops.global_mean.unwrap(),
+        strict.hops.mean.unwrap()
     );
 }
 
@@ -1799,7 +1820,7 @@ fn fig13_tree_burst_at_h4(extra: &[&str]) -> RunResult {
 
 #[test]
 fn the_escape_entry_limit_bounds_the_longest_path_at_little_cost() {
-    // Seed 001 §5.7: against livelock, "a counter of injections into the escape path; after
+    // The OFAR paper §5.7: against livelock, "a counter of injections into the escape path; after
     // the counter exceeds a given threshold (for example, 15 for a 4-bit counter) the packet
     // is not allowed to leave the escape subnetwork again ... this would not have a
     // significant impact in performance". Fig. 13's worst case, the tree without CM under
@@ -1816,8 +1837,8 @@ fn the_escape_entry_limit_bounds_the_longest_path_at_little_cost() {
         assert_eq!(h.iter().sum::<u64>(), n, "{what}: {h:?}");
         assert_eq!(h.len() as u64, r.escape.entries_max + 1, "{what}: {h:?}");
         let entries: u64 = h.iter().enumerate().map(|(k, &c)| k as u64 * c).sum();
-        assert!((entries as f64 / n as f64 - r.escape.entries_mean).abs() < 1e-12);
-        assert!((1.0 - h[0] as f64 / n as f64 - r.escape.entered_fraction).abs() < 1e-12);
+        assert!((entries as f64 / n as f64 - r.escape.entries_mean.unwrap()).abs() < 1e-12);
+        assert!((1.0 - h[0] as f64 / n as f64 - r.escape.entered_fraction.unwrap()).abs() < 1e-12);
     };
     check_entries(&unlimited, "no limit");
     // "the amount of packets with such a high number of injections is very low"

@@ -16,9 +16,9 @@ fn smoke() {
         eprintln!(
             "{alg}: acc {:.3} lat {:.1} hops {:.2} mis {:.2} gen {} del {}",
             r.accepted_load,
-            r.latency.mean,
-            r.hops.mean,
-            r.misrouted_fraction,
+            r.latency.mean.unwrap(),
+            r.hops.mean.unwrap(),
+            r.misrouted_fraction.unwrap(),
             r.packets.generated,
             r.packets.delivered
         );

@@ -53,9 +53,9 @@ fn saturated(routing: &str, pattern: &str, offset: usize) -> (Config, RunResult)
         "{routing:8} {:8}: accepted {:.4}  (latency {:.0}, hops {:.2}, misrouted {:.2}; {:.2} s)",
         r.pattern,
         r.accepted_load,
-        r.latency.mean,
-        r.hops.mean,
-        r.misrouted_fraction,
+        r.latency.mean.unwrap(),
+        r.hops.mean.unwrap(),
+        r.misrouted_fraction.unwrap(),
         t.elapsed().as_secs_f64()
     );
     (cfg, r)
@@ -101,7 +101,7 @@ fn min_under_advg1_is_limited_by_one_global_link() {
         "MIN ADVG+1 accepted {:.5}, not within 5% of 1/(a*p) = {hard:.5}",
         r.accepted_load
     );
-    assert_eq!(r.misrouted_fraction, 0.0);
+    assert_eq!(r.misrouted_fraction.unwrap(), 0.0);
     // The one global link from each group to the next is busy nearly every cycle; the
     // group's other a*h - 1 global links carry nothing.
     check_link_use(&r);
@@ -263,7 +263,7 @@ fn ugal_l_beats_min_under_advg1() {
         "UGAL-L ADVG+1: accepted {:.4} = {:.1}x MIN's 1/(a*p) = {min_bound:.4}; misrouted {:.2}",
         r.accepted_load,
         r.accepted_load / min_bound,
-        r.misrouted_fraction
+        r.misrouted_fraction.unwrap()
     );
     assert!(
         r.accepted_load > 4.0 * min_bound,
@@ -271,9 +271,9 @@ fn ugal_l_beats_min_under_advg1() {
         r.accepted_load
     );
     assert!(
-        r.misrouted_fraction > 0.5,
+        r.misrouted_fraction.unwrap() > 0.5,
         "UGAL-L under ADVG+1 should misroute most packets, misrouted {:.2}",
-        r.misrouted_fraction
+        r.misrouted_fraction.unwrap()
     );
     // Minimal packets share one global link per group; the others cross two global links.
     let hard = (A * H + 1) as f64 / (2 * A * P) as f64;
@@ -285,7 +285,7 @@ fn ugal_l_beats_min_under_advg1() {
     // The packets UGAL-L leaves on the minimal path (share f) all cross the one global link
     // to the destination group, shared by a*p nodes: accepted <= 1/(a*p*f). This ties the
     // reported misrouted fraction to the throughput.
-    let f = 1.0 - r.misrouted_fraction;
+    let f = 1.0 - r.misrouted_fraction.unwrap();
     let share_bound = 1.0 / ((A * P) as f64 * f);
     eprintln!("UGAL-L ADVG+1: minimal share {f:.3}, bound 1/(a*p*f) = {share_bound:.4}");
     assert!(

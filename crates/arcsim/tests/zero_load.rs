@@ -47,7 +47,7 @@ fn packets(r: &RunResult) -> u64 {
 
 fn describe(r: &RunResult) -> String {
     format!(
-        "latency mean {:.4} p50 {} p99 {} max {}; network mean {:.4}; hops mean {:.4} histogram {:?}",
+        "latency mean {:?} p50 {:?} p99 {:?} max {:?}; network mean {:?}; hops mean {:?} histogram {:?}",
         r.latency.mean,
         r.latency.p50,
         r.latency.p99,
@@ -76,9 +76,14 @@ fn single_local_hop_is_exact() {
     eprintln!("ADVL+1 MIN: expected {exact}; {}", describe(&r));
     assert!(packets(&r) > 2000, "too few packets: {}", describe(&r));
     assert_eq!(r.hops.histogram, vec![0, packets(&r)], "{}", describe(&r));
-    assert_eq!(r.latency.p50, exact as f64, "{}", describe(&r));
-    assert_mean_close_above("latency", r.latency.mean, exact as f64, &r);
-    assert_mean_close_above("network latency", r.network_latency.mean, exact as f64, &r);
+    assert_eq!(r.latency.p50.unwrap(), exact as f64, "{}", describe(&r));
+    assert_mean_close_above("latency", r.latency.mean.unwrap(), exact as f64, &r);
+    assert_mean_close_above(
+        "network latency",
+        r.network_latency.mean.unwrap(),
+        exact as f64,
+        &r,
+    );
 }
 
 #[test]
@@ -104,9 +109,14 @@ fn single_global_hop_is_exact() {
     eprintln!("a=1 ADVG+1 MIN: expected {exact}; {}", describe(&r));
     assert!(packets(&r) > 500, "too few packets: {}", describe(&r));
     assert_eq!(r.hops.histogram, vec![0, packets(&r)], "{}", describe(&r));
-    assert_eq!(r.latency.p50, exact as f64, "{}", describe(&r));
-    assert_mean_close_above("latency", r.latency.mean, exact as f64, &r);
-    assert_mean_close_above("network latency", r.network_latency.mean, exact as f64, &r);
+    assert_eq!(r.latency.p50.unwrap(), exact as f64, "{}", describe(&r));
+    assert_mean_close_above("latency", r.latency.mean.unwrap(), exact as f64, &r);
+    assert_mean_close_above(
+        "network latency",
+        r.network_latency.mean.unwrap(),
+        exact as f64,
+        &r,
+    );
 }
 
 /// Under ADVG, MIN paths have exactly one global hop and VAL paths exactly two, so the hop
@@ -121,7 +131,7 @@ fn check_advg(alg: &str, global_hops: u64) {
     assert!(n > 2000, "too few packets: {}", describe(&r));
     // Every packet crosses exactly `global_hops` global links: the reported mean is exact.
     assert_eq!(
-        r.hops.global_mean,
+        r.hops.global_mean.unwrap(),
         global_hops as f64,
         "{alg} ADVG+1: mean global hops; {}",
         describe(&r)
@@ -146,8 +156,13 @@ fn check_advg(alg: &str, global_hops: u64) {
         "{alg} ADVG+1: latency predicted from hop histogram {predicted:.4}; {}",
         describe(&r)
     );
-    assert_mean_close_above("latency", r.latency.mean, predicted, &r);
-    assert_mean_close_above("network latency", r.network_latency.mean, predicted, &r);
+    assert_mean_close_above("latency", r.latency.mean.unwrap(), predicted, &r);
+    assert_mean_close_above(
+        "network latency",
+        r.network_latency.mean.unwrap(),
+        predicted,
+        &r,
+    );
 
     // Hop distribution against the enumeration (every source router generates equally).
     let paths = Paths::new(&cfg);
@@ -177,7 +192,12 @@ fn check_advg(alg: &str, global_hops: u64) {
         .map(|(k, _)| k as u64)
         .unwrap();
     if expected[mode as usize] > 0.55 {
-        assert_eq!(r.latency.p50, lat_of_hops(mode) as f64, "{}", describe(&r));
+        assert_eq!(
+            r.latency.p50.unwrap(),
+            lat_of_hops(mode) as f64,
+            "{}",
+            describe(&r)
+        );
     }
     eprintln!("{alg} ADVG+1: enumerated mean latency {expected_lat:.4}");
 }
@@ -230,24 +250,24 @@ fn check_enumerated(alg: RoutingAlgorithm, sets: &[&str], what: &str) -> (RunRes
         describe(&r)
     );
     assert!(
-        (r.latency.mean - m_lat).abs() <= 4.0 * se_lat + QUEUEING,
+        (r.latency.mean.unwrap() - m_lat).abs() <= 4.0 * se_lat + QUEUEING,
         "{} {what}: mean latency {:.4}, enumerated {m_lat:.4} (tolerance {:.4}); {}",
         alg.name(),
-        r.latency.mean,
+        r.latency.mean.unwrap(),
         4.0 * se_lat + QUEUEING,
         describe(&r)
     );
     assert!(
-        (r.hops.mean - m_hops).abs() <= 4.0 * se_hops,
+        (r.hops.mean.unwrap() - m_hops).abs() <= 4.0 * se_hops,
         "{} {what}: mean hops {:.4}, enumerated {m_hops:.4} (tolerance {:.4}); {}",
         alg.name(),
-        r.hops.mean,
+        r.hops.mean.unwrap(),
         4.0 * se_hops,
         describe(&r)
     );
     // At zero load a packet leaves the injection queue in the cycle it is generated.
     assert!(
-        (r.latency.mean - r.network_latency.mean).abs() <= QUEUEING,
+        (r.latency.mean.unwrap() - r.network_latency.mean.unwrap()).abs() <= QUEUEING,
         "{}",
         describe(&r)
     );
@@ -299,10 +319,10 @@ fn fogsim_valiant_node_matches_enumeration() {
         reference.push(&a);
         let other = enumerated_hops(&low_load(&reference));
         assert!(
-            (r.hops.mean - other).abs() > tol,
+            (r.hops.mean.unwrap() - other).abs() > tol,
             "{}: mean hops {:.4} with FOGSim's Valiant node, the reference model's enumeration {other:.4} is within the tolerance {tol:.4}",
             alg.name(),
-            r.hops.mean
+            r.hops.mean.unwrap()
         );
     }
 }
@@ -366,18 +386,23 @@ fn contention_serializes_packets_on_a_link() {
             describe(&r)
         );
         assert_eq!(r.hops.histogram, vec![0, packets(&r)], "{}", describe(&r));
-        assert_eq!(r.latency.mean, mean, "{pattern}: {}", describe(&r));
-        assert_eq!(r.latency.max, last as f64, "{pattern}: {}", describe(&r));
+        assert_eq!(r.latency.mean.unwrap(), mean, "{pattern}: {}", describe(&r));
+        assert_eq!(
+            r.latency.max.unwrap(),
+            last as f64,
+            "{pattern}: {}",
+            describe(&r)
+        );
         // They wait in the injection queues, not on the way: once injected, each one flies
         // at the zero-load latency.
         assert_eq!(
-            r.network_latency.mean,
+            r.network_latency.mean.unwrap(),
             base as f64,
             "{pattern}: {}",
             describe(&r)
         );
         assert_eq!(
-            r.network_latency.max,
+            r.network_latency.max.unwrap(),
             base as f64,
             "{pattern}: {}",
             describe(&r)

@@ -173,12 +173,13 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                             points: pts,
                         });
                     }
-                    let escape = r
-                        .runs
-                        .iter()
-                        .map(|x| x.escape.entered_fraction)
-                        .sum::<f64>()
-                        / r.runs.len() as f64;
+                    let escape = arcsim::stats::summary::Estimate::of_present(
+                        &r.runs
+                            .iter()
+                            .map(|x| x.escape.entered_fraction)
+                            .collect::<Vec<_>>(),
+                    )
+                    .map(|e| e.mean);
                     w.write_record([
                         pname.clone(),
                         label.clone(),
@@ -194,8 +195,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                         format!("{rel:.4}"),
                         lp.max.to_string(),
                         lp.seeds_min.to_string(),
-                        format!("{:.4}", r.hops_mean.mean),
-                        format!("{escape:.6}"),
+                        crate::show::opt(r.hops_mean.as_ref().map(|e| e.mean), 4),
+                        crate::show::opt(escape, 6),
                         median_done.map_or(String::new(), |m| format!("{m:.1}")),
                         String::new(),
                     ])?;
@@ -304,7 +305,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         Longest::cell,
     )?;
     if entered.iter().flatten().any(Option::is_some) {
-        // Seed 001 §5.7's question: how many packets go back to the escape network.
+        // The OFAR paper §5.7's question: how many packets go back to the escape network.
         panel_table(
             report,
             spec,
@@ -341,7 +342,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
     Ok(())
 }
 
-/// `PANEL/delivery.{csv,svg,png}` when the runs kept a time series
+/// `PANEL/delivery.{csv,svg,pdf,png}` when the runs kept a time series
 /// (`simulation.series_window`): per curve, the first seed's accepted load per window over
 /// the burst, and in the CSV its escape use and how full the global and escape buffers were.
 /// A burst that jams shows as a collapse of the accepted load, not only as a long bar.
@@ -381,8 +382,8 @@ fn write_delivery(
                 label.to_string(),
                 p.cycle.to_string(),
                 format!("{:.6}", p.accepted_load),
-                format!("{:.6}", p.escaped_fraction),
-                format!("{:.4}", p.hops_mean),
+                crate::show::opt(p.escaped_fraction, 6),
+                crate::show::opt(p.hops_mean, 4),
                 p.in_flight.to_string(),
                 format!("{:.6}", p.occupancy.global),
                 format!("{:.6}", p.occupancy.escape),

@@ -100,7 +100,7 @@ pub enum Metric {
     /// ("more than 99.99% of the packets need less than 30 hops").
     LongPaths,
     /// Bursts: the share of the packets (0 to 1) that entered the escape network `entries`
-    /// times or more, from the panel's escape-entries histogram (seed 001 §5.7: "the amount
+    /// times or more, from the panel's escape-entries histogram (the OFAR paper §5.7: "the amount
     /// of packets with such a high number of injections is very low").
     ManyEntries,
     /// Transients: how much the mean latency of the windows after the traffic change exceeds
@@ -525,7 +525,20 @@ struct SweepRow {
     curve: String,
     offered_load: f64,
     accepted_load: f64,
-    latency_mean: f64,
+    /// "-" where no packet was delivered in a window.
+    #[serde(deserialize_with = "number_or_missing")]
+    latency_mean: Option<f64>,
+}
+
+/// A CSV cell holding a number, or "-" (or nothing) for a missing measurement.
+fn number_or_missing<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> std::result::Result<Option<f64>, D::Error> {
+    let s = String::deserialize(d)?;
+    match s.trim() {
+        "" | crate::show::MISSING => Ok(None),
+        t => t.parse().map(Some).map_err(serde::de::Error::custom),
+    }
 }
 
 #[derive(Deserialize)]
@@ -579,7 +592,15 @@ impl Tables {
         match plan.spec.kind {
             Kind::Sweep => {
                 t.sweep = grouped(per_panel::<SweepRow>(plan, out, "sweep.csv")?, |r| {
-                    (r.curve, (r.offered_load, r.accepted_load, r.latency_mean))
+                    // A missing latency is NaN: no claim on it can hold.
+                    (
+                        r.curve,
+                        (
+                            r.offered_load,
+                            r.accepted_load,
+                            r.latency_mean.unwrap_or(f64::NAN),
+                        ),
+                    )
                 });
             }
             Kind::Burst => {

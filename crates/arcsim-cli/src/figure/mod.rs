@@ -10,7 +10,7 @@
 //! tables, not dropped silently, and do not stop the rest of the figure.
 //!
 //! Kinds:
-//! - `sweep`: accepted load and latency against offered load (seed 001 Figs. 5, 6, 9, 10, 14).
+//! - `sweep`: accepted load and latency against offered load (the OFAR paper Figs. 5, 6, 9, 10, 14).
 //! - `burst`: every node sends a burst; consumption time normalised to a baseline curve, and
 //!   the hop histograms of every panel (Figs. 8, 11, 13).
 //! - `transient`: latency per generation window around a change of traffic (Fig. 7).

@@ -462,19 +462,19 @@ mod tests {
     /// A histogram's title names the figure and the panel, not the figure's own measure.
     #[test]
     fn plots_of_other_measures_keep_only_the_figure_name() {
-        let p = plan("Seed 001 Fig. 8: burst consumption time, 3/2 VCs", false);
+        let p = plan("OFAR paper Fig. 8: burst consumption time, 3/2 VCs", false);
         assert_eq!(
             p.title("MIX2"),
-            "Seed 001 Fig. 8: burst consumption time, 3/2 VCs: MIX2"
+            "OFAR paper Fig. 8: burst consumption time, 3/2 VCs: MIX2"
         );
         assert_eq!(
             p.title_of("MIX2", "hops per packet"),
-            "Seed 001 Fig. 8, MIX2: hops per packet"
+            "OFAR paper Fig. 8, MIX2: hops per packet"
         );
-        let single = plan("Seed 001 Fig. 13: hops", true);
+        let single = plan("OFAR paper Fig. 13: hops", true);
         assert_eq!(
             single.title_of("", "escape-network entries per packet"),
-            "Seed 001 Fig. 13: escape-network entries per packet"
+            "OFAR paper Fig. 13: escape-network entries per packet"
         );
         // A title without ": " is the figure's name whole.
         assert_eq!(

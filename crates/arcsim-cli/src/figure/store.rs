@@ -206,7 +206,7 @@ mod tests {
         cfg.simulation.measure_cycles = 300;
         let mut result = arcsim::run(&cfg).expect("a small run");
         let awkward = 9.344_614_218_967_041e-5;
-        result.misrouted_fraction = awkward;
+        result.misrouted_fraction = Some(awkward);
         let dir = std::env::temp_dir().join(format!("arcsim-store-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         save(&dir, "arcsim test", &cfg, "config", &Ok(result.clone())).unwrap();
@@ -214,7 +214,10 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let back = back.expect("a result");
         assert_eq!(by, "arcsim test");
-        assert_eq!(back.misrouted_fraction.to_bits(), awkward.to_bits());
+        assert_eq!(
+            back.misrouted_fraction.map(f64::to_bits),
+            Some(awkward.to_bits())
+        );
         assert_eq!(
             serde_json::to_string(&back).unwrap(),
             serde_json::to_string(&result).unwrap()

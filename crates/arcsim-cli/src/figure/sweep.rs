@@ -35,7 +35,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         for (ci, curve) in spec.curve.iter().enumerate() {
             let mut peak: Option<(f64, f64)> = None;
             let mut last = f64::NAN;
-            let mut first_lat = f64::NAN;
+            let mut first_lat = None;
             let mut failed = Vec::new();
             let loads = &plan.loads[pi];
             for (li, load) in loads.iter().enumerate() {
@@ -54,7 +54,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     last = rep.accepted_load.mean;
                 }
                 if li == 0 {
-                    first_lat = rep.latency_mean.mean;
+                    first_lat = rep.latency_mean.as_ref().map(|e| e.mean);
                 }
                 let job = jobs
                     .iter()
@@ -62,6 +62,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     .expect("a job per cell");
                 points.push(SweepPoint {
                     curve: curve.label.clone(),
+                    varied: Vec::new(),
                     overrides: vec![format!("traffic.load={load}")],
                     settings: Settings::of(&job.cfg),
                     failure: None,
@@ -71,12 +72,12 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             let (pa, pl) = peak.unwrap_or((f64::NAN, f64::NAN));
             writeln!(
                 report,
-                "{:<28} {:>9.4} {:>8.3} {:>10.4} {:>10.1}{}",
+                "{:<28} {:>9.4} {:>8.3} {:>10.4} {:>10}{}",
                 curve.label,
                 pa,
                 pl,
                 last,
-                first_lat,
+                crate::show::opt(first_lat, 1),
                 if failed.is_empty() {
                     String::new()
                 } else {
@@ -89,7 +90,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 format!("{pa:.6}"),
                 format!("{pl}"),
                 format!("{last:.6}"),
-                format!("{first_lat:.3}"),
+                crate::show::opt(first_lat, 3),
                 failed.join(" | "),
             ])?;
         }

@@ -3,7 +3,7 @@
 //! collapses at a constant load).
 
 use super::Finished;
-use crate::plot::{line_plot, Curve, PlotSpec, Point};
+use crate::plot::{line_plot_with, Curve, LineExtras, PlotSpec, Point};
 use anyhow::Result;
 use arcsim::stats::summary::Occupancy;
 use std::fmt::Write as _;
@@ -151,12 +151,17 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     match s.points.get(k) {
                         Some(p) => {
                             cycle = p.cycle;
-                            if !p.mostly_delivered(r.nodes, s.window_cycles, len) {
-                                complete = false;
+                            // A window mostly delivered has packets, hence a latency.
+                            match (p.latency_mean, p.misrouted_fraction) {
+                                (Some(l), Some(m))
+                                    if p.mostly_delivered(r.nodes, s.window_cycles, len) =>
+                                {
+                                    lat += l;
+                                    mis += m;
+                                }
+                                _ => complete = false,
                             }
-                            lat += p.latency_mean;
                             acc += p.accepted_load;
-                            mis += p.misrouted_fraction;
                         }
                         None => complete = false,
                     }
@@ -248,7 +253,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         tw.finish()?;
         writeln!(
             report,
-            "\n## {ptitle}: accepted load per window, phits/(node*cycle){}",
+            "\n## {ptitle}: accepted load per window, phits/(node·cycle){}",
             if thr_curves.iter().any(|c| !c.points.is_empty()) {
                 ""
             } else {
@@ -262,6 +267,23 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         )?;
         report.push_str(&thr_report);
         let title = plan.title(ptitle);
+        // Every plot of the panel over the same cycles (the union of what they show), the
+        // change marked by a dashed line at 0.
+        let mut span: Option<(f64, f64)> = None;
+        for p in thr_curves
+            .iter()
+            .chain(&fly_curves)
+            .chain(&escape_curves)
+            .chain(&curves)
+            .flat_map(|c| &c.points)
+            .filter(|p| p.x.is_finite())
+        {
+            span = Some(span.map_or((p.x, p.x), |(a, b)| (a.min(p.x), b.max(p.x))));
+        }
+        let extras = LineExtras {
+            x_range: span,
+            vline: change.map(|_| (0.0, "traffic change".to_string())),
+        };
         // Every plot of the panel against the cycle, counted from the change if there is one.
         let plot = |name: &str, generation: bool, y_label: &str, curves: &[Curve]| {
             let x_label = match (generation, change.is_some()) {
@@ -270,7 +292,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 (false, true) => "cycle relative to the traffic change",
                 (false, false) => "cycle",
             };
-            line_plot(
+            line_plot_with(
                 &dir.join(name),
                 &PlotSpec {
                     title: &title,
@@ -279,12 +301,13 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     log_y: false,
                 },
                 curves,
+                &extras,
             )
         };
         plot(
             "throughput",
             false,
-            "accepted load (phits/(node*cycle))",
+            "accepted load (phits/(node·cycle))",
             &thr_curves,
         )?;
         plot(

@@ -6,7 +6,7 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::text::{fit_size, text_width, Canvas, Txt};
+use super::text::{fit_size, text_width, title_lines, Canvas, Txt};
 use super::{
     draw_err, PlotSpec, DESC_FONT, GRID, HEADROOM, HEIGHT, MARGIN_BOTTOM, MARGIN_LEFT,
     MARGIN_RIGHT, MARGIN_TOP, MAX_ABS, NOTE, NOTE_FONT, TICK_FONT, TICK_GAP, TICK_LEN, TITLE_FONT,
@@ -265,7 +265,9 @@ impl Geometry {
         let title_h = if spec.title.is_empty() {
             0
         } else {
-            TITLE_FONT * 2
+            // One more line's height for a title broken in two.
+            let lines = title_lines(spec.title, TITLE_FONT, WIDTH as i32 - 40).len() as u32;
+            TITLE_FONT * 2 + (lines - 1) * TITLE_FONT
         };
         let tick = (TICK_LEN + TICK_GAP) as u32;
         let x_desc = if spec.x_label.is_empty() {
@@ -320,9 +322,14 @@ pub(super) fn draw_background<'a, DB: DrawingBackend>(
 ) -> Result<Chart<'a, DB>> {
     canvas.root.fill(&WHITE).map_err(draw_err)?;
     if geo.title_h > 0 {
-        let size = fit_size(title, TITLE_FONT, WIDTH as i32 - 40);
-        let t = Txt::new(size, HPos::Center, VPos::Center);
-        canvas.text(title, (WIDTH as i32 / 2, geo.title_h as i32 / 2 + 4), t)?;
+        let lines = title_lines(title, TITLE_FONT, WIDTH as i32 - 40);
+        let n = lines.len() as i32;
+        for (k, (line, size)) in lines.iter().enumerate() {
+            let t = Txt::new(*size, HPos::Center, VPos::Center);
+            // Lines a title font's height apart, centred in the title band together.
+            let y = geo.title_h as i32 / 2 + 4 + (2 * k as i32 - (n - 1)) * TITLE_FONT as i32 / 2;
+            canvas.text(line, (WIDTH as i32 / 2, y), t)?;
+        }
     }
     let (l, t, r, b) = geo.plot_rect();
     let chart = ChartBuilder::on(canvas.root)

@@ -10,11 +10,14 @@ use super::axis::{
 use super::legend::{
     max_y_over_x_span, segment_hits_rect, Legend, LegendEntry, LegendPlace, Obstacle, Sample,
 };
+use super::text::Txt;
 use super::text::{truncate, Canvas};
 use super::{
-    curve_style, draw_err, marker_elem, Curve, Marker, PlotSpec, Render, HEIGHT, LEGEND_INSET,
-    LEGEND_MAX_CHARS, LINE_W, MARGIN_RIGHT, MARGIN_TOP, MARKER_R, MAX_ABS, WIDTH,
+    curve_style, draw_err, marker_elem, Curve, LineExtras, Marker, PlotSpec, Render, DENSE_POINTS,
+    HEIGHT, LEGEND_FONT, LEGEND_INSET, LEGEND_MAX_CHARS, LINE_W, MARGIN_RIGHT, MARGIN_TOP,
+    MARKER_R, MAX_ABS, NOTE, SPARSE_MARKERS, WIDTH,
 };
+use plotters::style::text_anchor::{HPos, VPos};
 
 // ---------------------------------------------------------------------------
 // Line plots.
@@ -27,6 +30,27 @@ struct PreparedCurve {
     runs: Vec<Vec<(f64, f64)>>,
     /// (x, bottom, top); bottom is None when it falls below a log axis.
     error_bars: Vec<(f64, Option<f64>, f64)>,
+    /// A marker on every `stride`-th point (1 below [`DENSE_POINTS`] points); a point
+    /// alone in its run always has one.
+    stride: usize,
+}
+
+impl PreparedCurve {
+    /// The points that get a marker.
+    fn marked(&self) -> impl Iterator<Item = (f64, f64)> + '_ {
+        let mut i = 0;
+        self.runs.iter().flat_map(move |run| {
+            let alone = run.len() == 1;
+            run.iter()
+                .filter(move |_| {
+                    let keep = alone || i % self.stride == 0;
+                    i += 1;
+                    keep
+                })
+                .copied()
+                .collect::<Vec<_>>()
+        })
+    }
 }
 
 pub(super) struct LinePlot<'a> {
@@ -38,10 +62,28 @@ pub(super) struct LinePlot<'a> {
     legend: Option<(Legend, LegendPlace)>,
     geo: Geometry,
     no_data: bool,
+    vline: Option<(f64, String)>,
 }
 
 impl<'a> LinePlot<'a> {
+    #[cfg(test)]
     pub(super) fn new(spec: &PlotSpec<'a>, curves: &[Curve]) -> Self {
+        LinePlot::new_with(spec, curves, &LineExtras::default())
+    }
+
+    /// Markers drawn on curve `i`.
+    #[cfg(test)]
+    pub(super) fn marked_count(&self, i: usize) -> usize {
+        self.curves[i].marked().count()
+    }
+
+    /// The x axis' range.
+    #[cfg(test)]
+    pub(super) fn x_bounds(&self) -> (f64, f64) {
+        (self.x.lo, self.x.hi)
+    }
+
+    pub(super) fn new_with(spec: &PlotSpec<'a>, curves: &[Curve], extras: &LineExtras) -> Self {
         let log_y = spec.log_y;
         let ty = |y: f64| plot_y(y, log_y);
 
@@ -89,15 +131,30 @@ impl<'a> LinePlot<'a> {
                 }
             }
             runs.retain(|r| !r.is_empty());
+            let n: usize = runs.iter().map(Vec::len).sum();
+            let stride = if n < DENSE_POINTS {
+                1
+            } else {
+                n.div_ceil(SPARSE_MARKERS)
+            };
             prepared.push(PreparedCurve {
                 colour,
                 marker,
                 runs,
                 error_bars,
+                stride,
             });
         }
 
         let no_data = x_ext.0.is_none();
+        let vline = extras.vline.clone().filter(|(x, _)| usable(*x));
+        if let Some((a, b)) = extras.x_range.filter(|(a, b)| usable(*a) && usable(*b)) {
+            x_ext.add(a);
+            x_ext.add(b);
+        }
+        if let Some((x, _)) = &vline {
+            x_ext.add(*x);
+        }
         let (xlo, xhi) = linear_bounds(x_ext.0);
         // Final x ticks are fitted to the plot width once the legend is placed.
         let x = Axis::linear(xlo, xhi, 7);
@@ -125,7 +182,14 @@ impl<'a> LinePlot<'a> {
             })
             .collect();
 
-        let obstacles = obstacles(&prepared);
+        let mut obstacles = obstacles(&prepared);
+        if let Some((x, _)) = &vline {
+            obstacles.push(Obstacle {
+                a: (*x, -1e308),
+                b: (*x, 1e308),
+                pad: 4.0,
+            });
+        }
         let mut plot = LinePlot {
             spec: *spec,
             geo: Geometry::new(spec, &y, 0),
@@ -134,6 +198,7 @@ impl<'a> LinePlot<'a> {
             curves: prepared,
             legend: None,
             no_data,
+            vline,
         };
         if !entries.is_empty() {
             plot.place_legend(spec, entries, &obstacles, make_y);
@@ -255,13 +320,13 @@ fn obstacles(curves: &[PreparedCurve]) -> Vec<Obstacle> {
                     pad: f64::from(LINE_W) + 2.0,
                 });
             }
-            for &p in run {
-                out.push(Obstacle {
-                    a: p,
-                    b: p,
-                    pad: f64::from(MARKER_R) + 3.0,
-                });
-            }
+        }
+        for p in c.marked() {
+            out.push(Obstacle {
+                a: p,
+                b: p,
+                pad: f64::from(MARKER_R) + 3.0,
+            });
         }
         for &(x, bottom, top) in &c.error_bars {
             // A bar cut off by a log axis runs to the bottom of the plot.
@@ -313,10 +378,29 @@ impl Render for LinePlot<'_> {
         // non-'static backends; draw them one by one instead.
         let area = chart.plotting_area();
         for c in &self.curves {
-            for &p in c.runs.iter().flatten() {
+            for p in c.marked() {
                 area.draw(&marker_elem::<DB, _>(p, c.marker, c.colour))
                     .map_err(draw_err)?;
             }
+        }
+        if let Some((vx, label)) = &self.vline {
+            // Dashed: 8 pixels on, 6 off, from the bottom of the plot to its top.
+            let (top, bottom) = (
+                chart.backend_coord(&(*vx, y.hi)),
+                chart.backend_coord(&(*vx, y.lo)),
+            );
+            let style = NOTE.stroke_width(2);
+            let mut py = bottom.1;
+            while py > top.1 {
+                let end = (py - 8).max(top.1);
+                canvas
+                    .root
+                    .draw(&PathElement::new(vec![(top.0, py), (top.0, end)], style))
+                    .map_err(draw_err)?;
+                py = end - 6;
+            }
+            let t = Txt::new(LEGEND_FONT, HPos::Left, VPos::Top);
+            canvas.text(label, (top.0 + 6, top.1 + 4), t)?;
         }
 
         draw_axes(canvas, &chart, &self.spec, &self.geo, x, y, self.no_data)?;

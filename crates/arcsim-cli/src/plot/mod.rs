@@ -1,7 +1,8 @@
-//! Publication-quality plots (SVG + PNG) of simulation results.
+//! Publication-quality plots (SVG + PDF + PNG) of simulation results.
 //!
-//! Every plot is written twice from the same layout: `<stem>.svg` for papers
-//! (vector, text stays text) and `<stem>.png` for quick looks. The layout
+//! Every plot is written from the same layout: `<stem>.svg` and `<stem>.pdf`
+//! for papers (vector; the PDF is the SVG converted by `svg2pdf`, with the
+//! embedded font) and `<stem>.png` for quick looks. The layout
 //! (ranges, ticks, legend placement) is computed once, independently of the
 //! backend, so both files show the same picture.
 //!
@@ -102,10 +103,36 @@ impl<'a> PlotSpec<'a> {
 /// `y <= 0` are skipped too. Points are connected in the order given. Curves
 /// with an empty label are drawn but left out of the legend.
 pub fn line_plot(stem: &Path, spec: &PlotSpec, curves: &[Curve]) -> Result<()> {
+    line_plot_with(stem, spec, curves, &LineExtras::default())
+}
+
+/// What a line plot may add to its curves.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LineExtras {
+    /// The x range to show whatever the curves span (several plots of one figure then
+    /// agree); widened to hold every point and `vline`.
+    pub x_range: Option<(f64, f64)>,
+    /// A dashed vertical line at this x, with its label at the top (a traffic change).
+    pub vline: Option<(f64, String)>,
+}
+
+/// [`line_plot`] with a fixed x range and a marked x.
+pub fn line_plot_with(
+    stem: &Path,
+    spec: &PlotSpec,
+    curves: &[Curve],
+    extras: &LineExtras,
+) -> Result<()> {
     ensure_font()?;
-    let plot = LinePlot::new(spec, curves);
+    let plot = LinePlot::new_with(spec, curves, extras);
     write_outputs(stem, &plot)
 }
+
+/// A curve with at least this many points gets a marker on every k-th point only (about
+/// [`SPARSE_MARKERS`] of them): thousands of markers hide the line and make huge files.
+const DENSE_POINTS: usize = 50;
+/// Markers on a dense curve.
+const SPARSE_MARKERS: usize = 20;
 
 /// Bar chart, e.g. packets injected per router or a hop-count histogram.
 ///
@@ -326,7 +353,10 @@ fn write_outputs<R: Render>(stem: &Path, plot: &R) -> Result<()> {
             .map_err(draw_err)
             .with_context(|| format!("rendering {}", svg_path.display()))?;
     }
+    let pdf_path = with_suffix(stem, "pdf");
+    let pdf = svg_to_pdf(&svg).with_context(|| format!("rendering {}", pdf_path.display()))?;
     crate::output::write(&svg_path, svg.as_bytes())?;
+    crate::output::write(&pdf_path, &pdf)?;
 
     // Drawn into a temporary file renamed once complete (crate::output).
     let png_path = with_suffix(stem, "png");
@@ -339,6 +369,24 @@ fn write_outputs<R: Render>(stem: &Path, plot: &R) -> Result<()> {
         render_guarded(plot, &canvas).context("rendering")?;
         root.present().map_err(draw_err)
     })
+}
+
+/// A PDF of the same picture as `svg` (one page of its size), text set in the embedded
+/// DejaVu Sans whatever fonts the machine has.
+fn svg_to_pdf(svg: &str) -> Result<Vec<u8>> {
+    use svg2pdf::usvg;
+    let mut options = usvg::Options::default();
+    let fonts = options.fontdb_mut();
+    fonts.load_font_data(text::FONT_DATA.to_vec());
+    fonts.set_sans_serif_family("DejaVu Sans");
+    options.font_family = "DejaVu Sans".into();
+    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| anyhow!("reading the SVG: {e}"))?;
+    svg2pdf::to_pdf(
+        &tree,
+        svg2pdf::ConversionOptions::default(),
+        svg2pdf::PageOptions::default(),
+    )
+    .map_err(|e| anyhow!("converting to PDF: {e}"))
 }
 
 // ---------------------------------------------------------------------------

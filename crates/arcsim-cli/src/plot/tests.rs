@@ -19,6 +19,71 @@ pub(super) fn check_outputs(stem: &Path, title: &str) {
     let svg = std::fs::read_to_string(with_suffix(stem, "svg")).expect("svg written");
     assert!(svg.contains(title), "svg lacks the title");
     assert!(svg.contains("<text"));
+    let pdf = std::fs::read(with_suffix(stem, "pdf")).expect("pdf written");
+    assert!(pdf.starts_with(b"%PDF-") && pdf.len() > 1000, "not a PDF");
+}
+
+#[test]
+fn dense_curves_get_a_marker_every_few_points_only() {
+    let dense = Curve {
+        label: "dense".into(),
+        points: (0..25_000)
+            .map(|i| pt(i as f64, (i % 100) as f64, None))
+            .collect(),
+    };
+    let sparse = Curve {
+        label: "sparse".into(),
+        points: (0..49).map(|i| pt(i as f64, 1.0, None)).collect(),
+    };
+    let plot = line::LinePlot::new(&spec("t", false), &[dense.clone(), sparse]);
+    let (d, s) = (plot.marked_count(0), plot.marked_count(1));
+    assert!((15..=25).contains(&d), "{d} markers on 25,000 points");
+    assert_eq!(s, 49, "a curve under 50 points keeps every marker");
+    let dir = test_dir("dense");
+    let stem = dir.join("dense");
+    line_plot(&stem, &spec("dense", false), &[dense]).unwrap();
+    let svg = std::fs::metadata(with_suffix(&stem, "svg")).unwrap().len();
+    assert!(svg < 2_000_000, "SVG of {svg} bytes");
+}
+
+#[test]
+fn long_titles_break_into_two_lines_that_fit() {
+    let long = "OFAR paper Fig. 7: transient from ADVG+2 to ADVG+6 at load 0.12, OFAR with BCM, ECM and without congestion management";
+    let lines = text::title_lines(long, TITLE_FONT, WIDTH as i32 - 40);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    // Broken at the space nearest the middle, or after a colon near it.
+    assert!(lines[0].0.ends_with("load"), "{lines:?}");
+    for (line, size) in &lines {
+        assert!(
+            text::text_width(line, *size) as i32 <= WIDTH as i32 - 40,
+            "{line}"
+        );
+    }
+    assert_eq!(lines[0].0.len() + lines[1].0.len() + 1, long.len());
+    let colon = "Fig. 8 bursts of 2,000 packets per node on the OFAR paper's network: consumption time of every routing, traffic mix and injection setting";
+    let lines = text::title_lines(colon, TITLE_FONT, WIDTH as i32 - 40);
+    assert!(lines[0].0.ends_with("network:"), "{lines:?}");
+    assert_eq!(text::title_lines("short", TITLE_FONT, 960).len(), 1);
+}
+
+#[test]
+fn a_marked_x_and_a_fixed_range_widen_the_axis() {
+    let curves = vec![Curve {
+        label: "after".into(),
+        points: vec![pt(10.0, 1.0, None), pt(20.0, 2.0, None)],
+    }];
+    let extras = LineExtras {
+        x_range: Some((-50.0, 30.0)),
+        vline: Some((0.0, "traffic change".into())),
+    };
+    let plot = line::LinePlot::new_with(&spec("t", false), &curves, &extras);
+    let (lo, hi) = plot.x_bounds();
+    assert!(lo <= -50.0 && hi >= 30.0, "{lo} {hi}");
+    let dir = test_dir("vline");
+    let stem = dir.join("vline");
+    line_plot_with(&stem, &spec("t", false), &curves, &extras).unwrap();
+    let svg = std::fs::read_to_string(with_suffix(&stem, "svg")).unwrap();
+    assert!(svg.contains("traffic change"));
 }
 
 pub(super) fn spec(title: &str, log_y: bool) -> PlotSpec<'_> {

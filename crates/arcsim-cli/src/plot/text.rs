@@ -15,7 +15,7 @@ use super::{draw_err, FONT};
 // ---------------------------------------------------------------------------
 // Font.
 
-static FONT_DATA: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+pub(super) static FONT_DATA: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 
 /// The embedded font, parsed once by ab_glyph.
 fn parsed_font() -> Option<&'static FontRef<'static>> {
@@ -82,6 +82,31 @@ pub(super) fn fit_size(text: &str, size: u32, max_w: i32) -> u32 {
         s -= 1;
     }
     s
+}
+
+/// A title in one line, shrunk to fit `max_w` (down to 80% of `size`), or, when it is
+/// longer, in two lines broken at the space nearest its middle (after a colon or a dash
+/// when one is near), each shrunk to fit: a long title never runs off the canvas.
+pub(super) fn title_lines(title: &str, size: u32, max_w: i32) -> Vec<(String, u32)> {
+    let one = fit_size(title, size, max_w);
+    if one >= size * 8 / 10 && text_width(title, one) as i32 <= max_w {
+        return vec![(title.to_string(), one)];
+    }
+    let mid = title.len() / 2;
+    let spaces: Vec<usize> = title.match_indices(' ').map(|(i, _)| i).collect();
+    // Prefer a break after ":" or "—" within a third of the middle.
+    let near = |i: &usize| i.abs_diff(mid) <= title.len() / 3;
+    let after_punct = spaces
+        .iter()
+        .filter(|&&i| near(&i) && (title[..i].ends_with(':') || title[..i].ends_with('—')))
+        .min_by_key(|&&i| i.abs_diff(mid));
+    let Some(&at) = after_punct.or_else(|| spaces.iter().min_by_key(|&&i| i.abs_diff(mid))) else {
+        return vec![(title.to_string(), one)];
+    };
+    [&title[..at], &title[at + 1..]]
+        .into_iter()
+        .map(|line| (line.to_string(), fit_size(line, size, max_w)))
+        .collect()
 }
 
 /// `text` cut to `max_chars` characters, the last one an ellipsis when cut.

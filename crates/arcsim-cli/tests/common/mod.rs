@@ -12,7 +12,7 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// The seed-001 experiment specs of the repository (`experiments/ofar`).
+/// The OFAR paper's experiment specs of the repository (`experiments/ofar`).
 pub fn experiments() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/ofar")
 }

@@ -1,4 +1,4 @@
-//! Simulation configuration: TOML schema, defaults (seed 001, Table 1) and validation.
+//! Simulation configuration: TOML schema, defaults (the OFAR paper, Table 1) and validation.
 //!
 //! Every struct rejects unknown keys, and [`Config::validate`] checks the cross-field rules
 //! (topology feasibility, loads, buffer sizes, VC counts) so that a bad file stops before the
@@ -33,7 +33,7 @@ pub use units::{Units, UnitsConfig};
 use crate::error::ConfigError;
 use serde::{Deserialize, Serialize};
 
-/// The embedded default configuration: the seed 001 network (Table 1), uniform traffic, MIN.
+/// The embedded default configuration: the OFAR paper's network (Table 1), uniform traffic, MIN.
 pub const DEFAULT_TOML: &str = include_str!("default.toml");
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -96,6 +96,40 @@ impl Config {
         Err(ConfigError::Field { field, message })
     }
 
+    /// Deserialise and validate, finding every error rather than the first: after each
+    /// error the offending key is put back to its default (an unknown key removed) and the
+    /// tree checked again, until it passes, the same key fails twice or
+    /// [`MAX_REPORTED_ERRORS`] are found. The errors come in the order found; all are
+    /// [`ConfigError::Field`]s naming their key.
+    pub fn from_value_all(value: toml::Value) -> Result<Config, Vec<ConfigError>> {
+        let defaults: toml::Value = toml::from_str(DEFAULT_TOML).expect("embedded default parses");
+        let mut tree = value;
+        let mut errors: Vec<ConfigError> = Vec::new();
+        while errors.len() < MAX_REPORTED_ERRORS {
+            let err = match Config::from_value(tree.clone()) {
+                Ok(cfg) => match cfg.validate() {
+                    Ok(()) if errors.is_empty() => return Ok(cfg),
+                    Ok(()) => break,
+                    Err(e) => e,
+                },
+                Err(e) => e,
+            };
+            let Some(field) = err.field().map(str::to_string) else {
+                errors.push(err);
+                break;
+            };
+            if errors.iter().any(|e| e.field() == Some(field.as_str())) {
+                // Its default fails too, given the rest: a consequence of the earlier error.
+                break;
+            }
+            errors.push(err);
+            if !reset_to_default(&mut tree, &defaults, &field) {
+                break;
+            }
+        }
+        Err(errors)
+    }
+
     /// Deserialise, or the path of the offending field and the first line of the message.
     fn deserialize_tree(value: toml::Value) -> Result<Config, (String, String)> {
         serde_path_to_error::deserialize(value).map_err(|e| {
@@ -108,7 +142,7 @@ impl Config {
         })
     }
 
-    /// The embedded default (seed 001 network, UN, MIN).
+    /// The embedded default (the OFAR paper network, UN, MIN).
     pub fn embedded_default() -> Config {
         Config::from_toml_str(DEFAULT_TOML).expect("embedded default configuration is valid")
     }
@@ -154,7 +188,7 @@ impl Config {
         if ofar && equal && self.routing.congestion == CongestionKind::None {
             notes.push(
                 "plain OFAR (routing.congestion = \"none\") with router.injection_priority = \"equal\" \
-                 congests past saturation, as in seed 001's Fig. 5 (h = 6, ADVG+6: OFAR-L accepts \
+                 congests past saturation, as in the OFAR paper's Fig. 5 (h = 6, ADVG+6: OFAR-L accepts \
                  about 0.008 at load 0.3, OFAR 0.017 at 0.5); Fig. 6's curves need the default \
                  \"transit-first\", or routing.congestion = \"bcm\" or \"ecm\""
                     .to_string(),
@@ -172,7 +206,7 @@ impl Config {
                 "OFAR with BCM or ECM congests past saturation with router.injection_priority = \
                  \"equal\", routing.misroute_trigger = \"unavailable\" and no \
                  routing.misroute_congested_global together (h = 6, ring A, 2/1(+1) VCs and BCM \
-                 under ADVG+6: 0.004 accepted at load 0.5), which seed 001's figures do not show; any one of \
+                 under ADVG+6: 0.004 accepted at load 0.5), which the OFAR paper's figures do not show; any one of \
                  the defaults (\"transit-first\", \"granted\", the restriction) keeps it up"
                     .to_string(),
             );
@@ -368,6 +402,35 @@ impl Config {
     }
 }
 
+/// At most this many errors are reported for one configuration.
+pub const MAX_REPORTED_ERRORS: usize = 20;
+
+/// Put the key at `path` (as serde_path_to_error writes it) back to its value in `defaults`,
+/// or remove it where the default has none (an unknown key, an optional one). A path into an
+/// array (`traffic.mix[1].pattern`) resets the whole array. False when nothing changed.
+fn reset_to_default(tree: &mut toml::Value, defaults: &toml::Value, path: &str) -> bool {
+    let path = path.split('[').next().unwrap_or(path);
+    let parts: Vec<&str> = path.split('.').filter(|p| !p.is_empty()).collect();
+    let Some((last, parents)) = parts.split_last() else {
+        return false;
+    };
+    let default = parts
+        .iter()
+        .try_fold(defaults, |node, part| node.get(part))
+        .cloned();
+    let Some(table) = parents
+        .iter()
+        .try_fold(&mut *tree, |node, part| node.get_mut(part))
+        .and_then(|node| node.as_table_mut())
+    else {
+        return false;
+    };
+    match default {
+        Some(d) => table.insert(last.to_string(), d.clone()).as_ref() != Some(&d),
+        None => table.remove(*last).is_some(),
+    }
+}
+
 /// serde's one-line message about a TOML value, as a user of the configuration should read
 /// it: TOML kinds instead of Rust types, and the key or name probably meant.
 pub fn explain(message: &str) -> String {
@@ -378,11 +441,20 @@ pub fn explain(message: &str) -> String {
 /// kind of TOML value that is.
 fn plain_type_names(message: &str) -> String {
     let kind = |rust: &str| match rust {
-        "usize" | "u64" | "u32" | "u16" | "u8" => Some("a whole number, 0 or more"),
-        "i64" => Some("a whole number"),
-        "f64" => Some("a number"),
+        "usize" | "u64" | "u32" | "u16" | "u8" => Some("a whole number, 0 or more".to_string()),
+        "i64" => Some("a whole number".to_string()),
+        "f64" => Some("a number".to_string()),
+        "a sequence" => Some("an array".to_string()),
+        "a map" => Some("a table".to_string()),
+        // `expected struct TopologyConfig`, `expected struct MixEntry`.
+        r if r.starts_with("struct ") => Some("a table".to_string()),
         _ => None,
     };
+    // What was found, in TOML's words too (`invalid type: sequence` is an array).
+    let message = message
+        .replace("invalid type: sequence,", "invalid type: array,")
+        .replace("invalid type: map,", "invalid type: table,")
+        .replace("invalid type: floating point `", "invalid type: number `");
     match message.rsplit_once("expected ") {
         Some((head, rust)) => match kind(rust) {
             Some(toml) => format!("{head}expected {toml}"),
@@ -529,6 +601,44 @@ mod tests {
         assert!(missing.is_empty(), "default.toml lacks {missing:?}");
         assert_eq!(Config::from_toml_str(&complete).unwrap(), Config::default());
         assert!(Config::default().to_complete_json()["router"]["lrs_update"].is_string());
+    }
+
+    #[test]
+    fn every_error_is_found_not_only_the_first() {
+        let tree: toml::Value = toml::from_str(
+            "[topology]\nhh = 3\np = \"x\"\n[traffic]\nload = 2.0\n[router]\npacket_length = 0\n",
+        )
+        .unwrap();
+        let errors = Config::from_value_all(tree).unwrap_err();
+        let fields: Vec<&str> = errors.iter().filter_map(|e| e.field()).collect();
+        for f in [
+            "topology.hh",
+            "topology.p",
+            "traffic.load",
+            "router.packet_length",
+        ] {
+            assert!(fields.contains(&f), "{f} not reported: {errors:?}");
+        }
+        assert_eq!(fields.len(), 4, "{errors:?}");
+        let valid = toml::from_str(DEFAULT_TOML).unwrap();
+        assert_eq!(Config::from_value_all(valid).unwrap(), Config::default());
+    }
+
+    #[test]
+    fn toml_types_are_named_as_a_user_writes_them() {
+        let err = |text: &str| Config::from_toml_str(text).unwrap_err().to_string();
+        let e = err("topology = 3");
+        assert!(
+            e.contains("expected a table") && !e.contains("struct"),
+            "{e}"
+        );
+        let e = err("[traffic]\nmix = 3");
+        assert!(e.contains("expected an array"), "{e}");
+        let e = err("[topology]\nh = [1]");
+        assert!(
+            e.contains("invalid type: array, expected a whole number"),
+            "{e}"
+        );
     }
 
     #[test]

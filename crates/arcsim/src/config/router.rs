@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "kebab-case")]
 pub enum ArbiterKind {
     RoundRobin,
-    /// Least-recently served (seed 001, Table 1).
+    /// Least-recently served (the OFAR paper, Table 1).
     Lrs,
     /// Oldest packet (smallest generation time) first.
     Age,
@@ -17,7 +17,7 @@ pub enum ArbiterKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum VcSelection {
-    /// The allowed VC with the most free credits (seed 001, Table 1).
+    /// The allowed VC with the most free credits (the OFAR paper, Table 1).
     ShortestQueue,
     /// The lowest allowed VC with room.
     First,
@@ -35,7 +35,7 @@ pub struct RouterConfig {
     pub buffer_local: u32,
     pub buffer_global: u32,
     /// Virtual channels per input-port class. 0 (local, global) = exactly what the routing
-    /// needs for deadlock avoidance: MIN 2/1, VAL 3/2, VAL-any 4/2, UGAL-L 3/2 (seed 001).
+    /// needs for deadlock avoidance: MIN 2/1, VAL 3/2, VAL-any 4/2, UGAL-L 3/2 (the OFAR paper).
     pub vcs_local: usize,
     pub vcs_global: usize,
     pub vcs_injection: usize,
@@ -44,7 +44,7 @@ pub struct RouterConfig {
     pub arbiter: ArbiterKind,
     pub vc_selection: VcSelection,
     /// Whether injections compete equally with transit packets for an output, or wait for
-    /// them (the default, as in FOGSim, the simulator of seed 001: without it OFAR's in-transit
+    /// them (the default, as in FOGSim, the simulator of the OFAR paper: without it OFAR's in-transit
     /// misrouting lets injections fill the network, and OFAR congests under ADVG+h).
     pub injection_priority: InjectionPriority,
     /// Whether an input port reads one packet at a time or each of its VCs reads on its own.
@@ -92,7 +92,7 @@ pub enum CreditReturn {
     /// One credit per phit, a link delay after that phit leaves the downstream buffer.
     Phit,
     /// All of a packet's credits at once, a link delay after its head leaves the downstream
-    /// buffer: FOGSim (the simulator of seed 001) moves a packet as one flit and returns its
+    /// buffer: FOGSim (the simulator of the OFAR paper) moves a packet as one flit and returns its
     /// credits in one message.
     Packet,
 }
@@ -104,7 +104,7 @@ pub enum InjectionVc {
     /// The VC with the most free room; a packet is refused only when every VC is full.
     Emptiest,
     /// The VC fixed by the destination: the nodes are split into `vcs_injection` equal
-    /// ranges and range k uses VC k, as FOGSim (the simulator of seed 001) does. A packet
+    /// ranges and range k uses VC k, as FOGSim (the simulator of the OFAR paper) does. A packet
     /// whose VC is full is refused (Bernoulli) or waits at the node until it has room
     /// (bursts), so the order of a burst's destinations is kept.
     Destination,
@@ -119,7 +119,7 @@ pub enum CrossbarInput {
     Port,
     /// Each input VC sends one packet at a time, so an input port may send packets of
     /// different VCs to different outputs at once; it still wins at most one output per
-    /// cycle. The router of FOGSim, the simulator of seed 001, behaves this way.
+    /// cycle. The router of FOGSim, the simulator of the OFAR paper, behaves this way.
     Vc,
 }
 

@@ -12,11 +12,11 @@ pub enum RoutingAlgorithm {
     Val,
     ValAny,
     UgalL,
-    /// On-the-fly adaptive routing (seed 001, section 3) with local and global misrouting.
+    /// On-the-fly adaptive routing (the OFAR paper, section 3) with local and global misrouting.
     Ofar,
     /// OFAR without local misrouting.
     OfarL,
-    /// Piggyback source-adaptive routing (Jiang et al. 2009), the reference of seed 001.
+    /// Piggyback source-adaptive routing (Jiang et al. 2009), the reference of the OFAR paper.
     Pb,
 }
 
@@ -40,7 +40,7 @@ impl RoutingAlgorithm {
     }
 }
 
-/// Escape subnetwork of OFAR (seed 001, section 3.3), embedded with one extra VC per
+/// Escape subnetwork of OFAR (the OFAR paper, section 3.3), embedded with one extra VC per
 /// subnetwork on the links it uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -53,7 +53,7 @@ pub enum EscapeKind {
     None,
 }
 
-/// Injection-based congestion management (seed 001, section 3.4).
+/// Injection-based congestion management (the OFAR paper, section 3.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CongestionKind {
@@ -70,9 +70,9 @@ pub enum CongestionKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EcmRule {
-    /// Every escape buffer the router receives on (seed 001, section 3.4.1).
+    /// Every escape buffer the router receives on (the OFAR paper, section 3.4.1).
     All,
-    /// At least one of them. Not in seed 001: a tree router receives on several escape
+    /// At least one of them. Not in the OFAR paper: a tree router receives on several escape
     /// buffers, and "all above threshold" rarely holds there while the canonical buffers
     /// fill (docs/reproductions/ofar-history.md, Fig. 5 at h = 6).
     Any,
@@ -86,7 +86,7 @@ pub enum PbModel {
     /// queue by its router-to-router hops, the decision taken once at the head of the
     /// injection queue, minimal paths on the VCs after a Valiant path's first phase.
     Reference,
-    /// FOGSim's (2014 source, the simulator of seed 001): flags and UGAL on the VC each hop
+    /// FOGSim's (2014 source, the simulator of the OFAR paper): flags and UGAL on the VC each hop
     /// would use, minimal paths on the lowest VCs, FOGSim's estimate of each path's local hops,
     /// the choice taken again at every allocation attempt while the packet is at injection.
     Fogsim,
@@ -97,7 +97,7 @@ pub enum PbModel {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ValiantModel {
-    /// Seed 001's definitions: VAL a random group other than the source's and the
+    /// The OFAR paper's definitions: VAL a random group other than the source's and the
     /// destination's, VAL-any a random router of the whole network.
     Reference,
     /// FOGSim's (2014 source, `generatorModule::action`): a random node outside the source
@@ -113,12 +113,12 @@ pub enum EcmBuffers {
     /// The escape buffers the router receives on (its own input buffers).
     Input,
     /// The escape buffers its outputs feed at the next routers, read from its credits (the
-    /// buffers an injected packet would enter); FOGSim, the simulator of seed 001, reads these.
+    /// buffers an injected packet would enter); FOGSim, the simulator of the OFAR paper, reads these.
     Downstream,
 }
 
 /// OFAR: what a packet does when its minimal output has room but is still sending an
-/// earlier packet (seed 001, section 3.2: misrouting is allowed when the minimal output "is
+/// earlier packet (the OFAR paper, section 3.2: misrouting is allowed when the minimal output "is
 /// already assigned to another input or Q_min = 100%").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -140,11 +140,11 @@ pub enum MisrouteTrigger {
     /// Only a minimal output granted to another input earlier in this cycle's allocation.
     /// A full minimal output sends the packet to the escape network instead of misrouting
     /// it. With `busy_minimal = "wait"` this is the 2014 code of FOGSim (the simulator of
-    /// seed 001); its 2015 rewrite and the paper's text misroute around full outputs too.
+    /// the OFAR paper); its 2015 rewrite and the paper's text misroute around full outputs too.
     Granted,
 }
 
-/// OFAR: what "the occupancy of an output's queue" (seed 001, section 3.2: Q_min and
+/// OFAR: what "the occupancy of an output's queue" (the OFAR paper, section 3.2: Q_min and
 /// Q_non-min) measures, given that an output has several VCs and any of them may be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -257,7 +257,7 @@ pub struct RoutingConfig {
     /// OFAR: misroute only to outputs with occupancy < misroute_threshold * Q_min (strict:
     /// see routing/ofar.rs).
     pub misroute_threshold: f64,
-    /// OFAR: compare with `<=` instead (seed 001's text and FOGSim's code): an output whose
+    /// OFAR: compare with `<=` instead (the OFAR paper's text and FOGSim's code): an output whose
     /// VC is empty qualifies against a minimal output with an empty VC. Written only when
     /// true (runs stored before the key keep their identity).
     #[serde(skip_serializing_if = "is_false")]
@@ -276,12 +276,12 @@ pub struct RoutingConfig {
     /// BCM: packets of free space the target buffer must keep beyond the injected packet.
     pub bcm_bubble: u32,
     /// BCM: the same for injections straight into a global port (absent: `bcm_bubble`). Not
-    /// in seed 001: a 2-packet bubble in a 32-packet global buffer barely throttles them.
+    /// in the OFAR paper: a 2-packet bubble in a 32-packet global buffer barely throttles them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bcm_bubble_global: Option<u32>,
     /// ECM: occupancy (0..1) above which an escape buffer counts as congested.
     pub ecm_threshold: f64,
-    /// ECM: stop injection when all (seed 001) or any of the router's escape buffers are above
+    /// ECM: stop injection when all (the OFAR paper) or any of the router's escape buffers are above
     /// `ecm_threshold`.
     pub ecm_rule: EcmRule,
     /// ECM: the router's own escape input buffers or those its outputs feed downstream.
@@ -291,15 +291,15 @@ pub struct RoutingConfig {
     /// OFAR, MM+L: after the non-minimal local hop of a global misroute (taken from a local
     /// queue in the source group), take a global port of the next router instead of
     /// re-evaluating there against that router's own (local) minimal output (FOGSim, the
-    /// simulator of seed 001; false: the next router decides again, as seed 001's text reads).
+    /// simulator of the OFAR paper; false: the next router decides again, as the OFAR paper's text reads).
     pub mml_commit: bool,
     /// OFAR, MM+L: least occupancy (0..1) of the minimal output's queue for a packet in a local
-    /// queue of the source group to start a global misroute (seed 001, footnote 2).
+    /// queue of the source group to start a global misroute (the OFAR paper, footnote 2).
     pub mml_min_occupancy: f64,
     /// OFAR-L: a packet in a local queue of the source group may start a global misroute with
-    /// MM+L's non-minimal local hop (true: FOGSim's OFAR-L, the simulator of seed 001).
+    /// MM+L's non-minimal local hop (true: FOGSim's OFAR-L, the simulator of the OFAR paper).
     /// `false`: OFAR-L takes no non-minimal local hop at all and
-    /// misroutes globally only from injection queues (seed 001 §4, "without allowing
+    /// misroutes globally only from injection queues (the OFAR paper §4, "without allowing
     /// misrouting in local links"). Plain OFAR ignores it.
     pub ofar_l_mml: bool,
     /// OFAR: misroute or wait when the minimal output is busy sending an earlier packet.
@@ -311,19 +311,19 @@ pub struct RoutingConfig {
     /// OFAR: the occupancy Q that the misrouting threshold compares (one VC or the port).
     pub occupancy: QueueOccupancy,
     /// OFAR: cycles a head packet must have been asking for an output at a router before it
-    /// may enter the escape subnetwork there. 0 (seed 001): as soon as every canonical output
+    /// may enter the escape subnetwork there. 0 (the OFAR paper): as soon as every canonical output
     /// is unavailable. Left out of the written configuration when 0, so that runs stored
     /// before the key existed keep their identity.
     #[serde(skip_serializing_if = "is_zero")]
     pub escape_patience: u32,
     /// OFAR: a packet still in its injection queue may enter the escape network when every
-    /// canonical output is unavailable (true: seed 001 §3.3 makes no exception). An injection
+    /// canonical output is unavailable (true: the OFAR paper §3.3 makes no exception). An injection
     /// queue is never part of a deadlock cycle, so false (such packets wait) keeps deadlock
     /// freedom. BCM always keeps them out. Written only when false, like `escape_patience`.
     #[serde(skip_serializing_if = "is_true")]
     pub escape_from_injection: bool,
     /// OFAR: entries into the escape network after which a packet stays on it to its
-    /// destination (seed 001 §5.7's livelock counter: "after the counter exceeds a given
+    /// destination (the OFAR paper §5.7's livelock counter: "after the counter exceeds a given
     /// threshold (for example, 15 for a 4-bit counter) the packet is not allowed to leave
     /// the escape subnetwork again"). 0 (default): no limit, as the paper's evaluation.
     /// Written only when set, like `escape_patience`.
@@ -331,21 +331,21 @@ pub struct RoutingConfig {
     pub escape_entry_limit: u32,
     /// BCM: a packet in an injection queue whose minimal output has no room for it (and no
     /// non-minimal output takes it) may enter the escape network, if the escape VC keeps
-    /// BCM's bubble (FOGSim, the simulator of seed 001); room for the packet but not for the
+    /// BCM's bubble (FOGSim, the simulator of the OFAR paper); room for the packet but not for the
     /// bubble means waiting. false (default): BCM keeps injected packets out of the escape
     /// network. Written only when true.
     #[serde(skip_serializing_if = "is_false")]
     pub bcm_escape: bool,
     /// OFAR, MM+L: a packet that reaches a router of its source group on an escape VC may
-    /// take MM+L's non-minimal local hop there (true: seed 001 makes no exception). false:
-    /// it may not, as in FOGSim, the simulator of seed 001 (`misrouteTypeOFAR` offers
+    /// take MM+L's non-minimal local hop there (true: the OFAR paper makes no exception). false:
+    /// it may not, as in FOGSim, the simulator of the OFAR paper (`misrouteTypeOFAR` offers
     /// `LOCAL_MM` only to packets on canonical VCs), so it leaves the escape network by its
     /// minimal output or stays in it.
     pub mml_from_escape: bool,
     /// OFAR: which unavailable minimal outputs start a search for a non-minimal one.
     pub misroute_trigger: MisrouteTrigger,
     /// OFAR: misroute around a minimal global output only while it is congested (FOGSim's
-    /// restriction, the default; `false` in TOML: none, as in seed 001's text).
+    /// restriction, the default; `false` in TOML: none, as in the OFAR paper's text).
     #[serde(with = "congested_global_toml")]
     pub misroute_congested_global: Option<CongestedGlobal>,
 }
@@ -651,12 +651,12 @@ impl RoutingConfig {
             (
                 "routing.misroute_threshold",
                 self.misroute_threshold,
-                " (seed 001 uses 0.9)",
+                " (the OFAR paper uses 0.9)",
             ),
             (
                 "routing.ecm_threshold",
                 self.ecm_threshold,
-                " (seed 001 uses 0.2)",
+                " (the OFAR paper uses 0.2)",
             ),
             (
                 "routing.busy_wait_max",
@@ -682,11 +682,11 @@ impl RoutingConfig {
             return Err(field_err("routing.pb_period", "must be at least 1 cycle"));
         }
         if self.escape_entry_limit > u8::MAX as u32 {
-            // A packet counts its escape entries in 8 bits (seed 001's example is 4 bits: 15).
+            // A packet counts its escape entries in 8 bits (the OFAR paper's example is 4 bits: 15).
             return Err(field_err(
                 "routing.escape_entry_limit",
                 format!(
-                    "{} is above the {} entries a packet can count: use 1 to {} (seed 001's example: 15), or 0 for no limit",
+                    "{} is above the {} entries a packet can count: use 1 to {} (the OFAR paper's example: 15), or 0 for no limit",
                     self.escape_entry_limit,
                     u8::MAX,
                     u8::MAX

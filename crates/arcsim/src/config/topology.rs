@@ -16,7 +16,7 @@ pub enum TopologyKind {
 #[serde(rename_all = "kebab-case")]
 pub enum GlobalArrangement {
     /// Global link `l` of group `G` goes to group `G - l - 1` (mod g): the arrangement that ring A
-    /// of seed 001 (section 3.3.2) presumes.
+    /// of the OFAR paper (section 3.3.2) presumes.
     PalmTree,
     /// Global link `l` of group `G` goes to the `l`-th other group in increasing order.
     Consecutive,

@@ -73,7 +73,7 @@ pub struct TrafficConfig {
     pub pattern: PatternKind,
     /// Offset N of ADVG+N and ADVL+N.
     pub offset: usize,
-    /// Offered load in phits/(node*cycle), in (0, 1].
+    /// Offered load in phits/(node·cycle), in (0, 1].
     pub load: f64,
     /// When non-empty, replaces `pattern`/`offset` with a weighted mixture.
     pub mix: Vec<MixEntry>,
@@ -415,7 +415,7 @@ fn check_load(name: &str, load: f64) -> Result<(), ConfigError> {
     if !(load > 0.0 && load <= 1.0) {
         return Err(field_err(
             name,
-            format!("{load} is outside (0, 1]: the offered load is in phits/(node*cycle) and a link carries at most 1"),
+            format!("{load} is outside (0, 1]: the offered load is in phits/(node·cycle) and a link carries at most 1"),
         ));
     }
     Ok(())

@@ -104,6 +104,9 @@ impl<R: Routing> Simulation<R> {
             self.pkt_len,
         ));
         self.enqueue(vc, id, r as usize, pt as usize);
+        if self.trace.is_some() {
+            self.trace_generated(id, self.generated, (n, dst), (r, pt as usize, vc));
+        }
         self.generated += 1;
         self.collector.on_generate(self.now);
         true

@@ -28,7 +28,10 @@ mod occupancy;
 pub mod packet;
 mod pipeline;
 mod result;
+mod trace;
 mod watchdog;
+
+pub use trace::{TraceEvent, TraceRecord, TraceSpec};
 
 pub use watchdog::DeadlockReport;
 
@@ -74,6 +77,11 @@ pub trait Simulator {
     /// again in the next (no sleep on the one output it asked for).
     #[doc(hidden)]
     fn set_exhaustive_allocation(&mut self, on: bool);
+    /// Trace the packets `spec` picks (before the run starts); an empty spec traces none.
+    fn set_trace(&mut self, spec: TraceSpec);
+    /// The trace so far, in the order the events happened (delivery records at their
+    /// grant), emptied.
+    fn take_trace(&mut self) -> Vec<TraceRecord>;
 }
 
 /// Cycles between two calls of [`Simulator::run_with`]'s `tick`: rare enough to cost
@@ -207,6 +215,28 @@ pub fn run_with(cfg: &Config, tick: &mut dyn FnMut(Tick) -> bool) -> Result<RunR
     Ok(r)
 }
 
+/// [`run`], tracing the packets `spec` picks: every event of their life
+/// ([`TraceRecord`]). The result is the one [`run`] gives.
+pub fn run_traced(
+    cfg: &Config,
+    spec: &TraceSpec,
+) -> Result<(RunResult, Vec<TraceRecord>), SimError> {
+    run_traced_with(cfg, spec, &mut |_| true)
+}
+
+/// [`run_traced`], watched by `tick` as [`Simulator::run_with`] says.
+pub fn run_traced_with(
+    cfg: &Config,
+    spec: &TraceSpec,
+    tick: &mut dyn FnMut(Tick) -> bool,
+) -> Result<(RunResult, Vec<TraceRecord>), SimError> {
+    let mut sim = build(cfg)?;
+    sim.set_trace(spec.clone());
+    let mut result = sim.run_with(tick)?;
+    result.units = cfg.units.resolve()?;
+    Ok((result, sim.take_trace()))
+}
+
 pub struct Simulation<R: Routing> {
     pub(crate) net: Network,
     pub(crate) routing: R,
@@ -283,6 +313,8 @@ pub struct Simulation<R: Routing> {
     pending_dst: Vec<u32>,
     last_tail: u64,
     pub(crate) collector: Collector,
+    /// Packet tracing, None (one test per generation and grant) unless asked for.
+    trace: Option<Box<trace::Tracer>>,
     generated: u64,
     delivered: u64,
     refused: u64,
@@ -509,6 +541,7 @@ impl<R: Routing> Simulation<R> {
             burst_done: Vec::new(),
             last_tail: 0,
             collector: Collector::new(ws, we, routers, sim.series_window),
+            trace: None,
             generated: 0,
             delivered: 0,
             refused: 0,
@@ -656,6 +689,17 @@ impl<R: Routing> Simulator for Simulation<R> {
 
     fn set_exhaustive_allocation(&mut self, on: bool) {
         self.exhaustive = on;
+    }
+
+    fn set_trace(&mut self, spec: TraceSpec) {
+        self.trace = (!spec.is_empty()).then(|| Box::new(trace::Tracer::new(spec)));
+    }
+
+    fn take_trace(&mut self) -> Vec<TraceRecord> {
+        self.trace
+            .as_deref_mut()
+            .map(|t| std::mem::take(&mut t.records))
+            .unwrap_or_default()
     }
 
     fn audit(&self) -> Audit {
@@ -1138,7 +1182,7 @@ mod tests {
         assert_eq!(decide(true, false, 3), (vec![Minimal], false));
     }
 
-    /// Seed 001 §5.7's livelock counter (`routing.escape_entry_limit`): a packet on the
+    /// The OFAR paper §5.7's livelock counter (`routing.escape_entry_limit`): a packet on the
     /// escape network leaves it for its idle minimal output, unless it has entered the escape
     /// network as often as the limit allows; then it stays on it, whatever the canonical
     /// outputs offer, and that answer is steady. A packet on a canonical VC is not held.

@@ -179,6 +179,9 @@ impl<R: Routing> Simulation<R> {
             );
         }
         self.routing.commit(self.pool.get_mut(id), r, cand);
+        if self.trace.is_some() {
+            self.trace_grant(id, r, (in_port, in_vc), cand, out_vc);
+        }
         let pout = self.ports[go];
         match pout.class {
             PortClass::Terminal => {

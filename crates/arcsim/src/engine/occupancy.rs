@@ -6,7 +6,7 @@
 //! of it.
 //!
 //! A sample walks every VC once, so it costs one pass over the VC table per sample (about a
-//! fifth of a simulated cycle on the seed-001 network: 0.2% at one sample per 100 cycles),
+//! fifth of a simulated cycle on the OFAR paper's network: 0.2% at one sample per 100 cycles),
 //! nothing per packet or per cycle.
 
 use super::Simulation;

@@ -48,18 +48,18 @@ impl<R: Routing> Simulation<R> {
             (c.window_end - c.window_start) as f64
         };
         let n = c.delivered_in_window.max(1) as f64;
+        // Every per-packet quantity is missing (not 0) when no packet was delivered in the
+        // window.
+        let any = c.delivered_in_window > 0;
+        let per_packet = |sum: f64| any.then(|| sum / n);
         let entries = &c.escape_entries_hist;
         let entries_max = entries.iter().rposition(|&k| k > 0).unwrap_or(0);
         let entries_sum: u64 = entries.iter().enumerate().map(|(k, &m)| k as u64 * m).sum();
         let dist = |h: &hdrhistogram::Histogram<u64>, sum: u128| Dist {
-            mean: if c.delivered_in_window > 0 {
-                sum as f64 / n
-            } else {
-                0.0
-            },
-            p50: h.value_at_quantile(0.5) as f64,
-            p99: h.value_at_quantile(0.99) as f64,
-            max: h.max() as f64,
+            mean: per_packet(sum as f64),
+            p50: any.then(|| h.value_at_quantile(0.5) as f64),
+            p99: any.then(|| h.value_at_quantile(0.99) as f64),
+            max: any.then(|| h.max() as f64),
         };
         let max_hops = c.hops.iter().rposition(|&x| x > 0).unwrap_or(0);
         let inj_r: Vec<f64> = c.injected_per_router.iter().map(|&x| x as f64).collect();
@@ -87,13 +87,8 @@ impl<R: Routing> Simulation<R> {
             // one (and, in burst mode, any past the last cycle) ends with the run.
             let last = self.buffer_sample();
             let sample = |i: usize| s.samples.get(i).copied().unwrap_or(last);
-            let share = |v: &Vec<u64>, i: usize, cnt: u64| {
-                if cnt > 0 {
-                    get(v, i) as f64 / cnt as f64
-                } else {
-                    0.0
-                }
-            };
+            let share =
+                |v: &Vec<u64>, i: usize, cnt: u64| (cnt > 0).then(|| get(v, i) as f64 / cnt as f64);
             Series {
                 window_cycles: s.width,
                 points: (0..windows)
@@ -130,26 +125,22 @@ impl<R: Routing> Simulation<R> {
             accepted_load: c.phits_in_window as f64 / (nodes * span),
             latency: dist(&c.latency, c.latency_sum),
             network_latency: MeanMax {
-                mean: if c.delivered_in_window > 0 {
-                    c.net_latency_sum as f64 / n
-                } else {
-                    0.0
-                },
-                max: c.net_latency_max as f64,
+                mean: per_packet(c.net_latency_sum as f64),
+                max: any.then_some(c.net_latency_max as f64),
             },
             hops: Hops {
-                mean: c.hops_sum as f64 / n,
-                global_mean: c.global_hops_sum as f64 / n,
+                mean: per_packet(c.hops_sum as f64),
+                global_mean: per_packet(c.global_hops_sum as f64),
                 max: c.hops_max as u64,
                 histogram: c.hops[..=max_hops].to_vec(),
             },
-            misrouted_fraction: c.misrouted_in_window as f64 / n,
+            misrouted_fraction: per_packet(c.misrouted_in_window as f64),
             escape: EscapeStats {
-                entered_fraction: (c.delivered_in_window - entries[0]) as f64 / n,
-                entries_mean: entries_sum as f64 / n,
+                entered_fraction: per_packet((c.delivered_in_window - entries[0]) as f64),
+                entries_mean: per_packet(entries_sum as f64),
                 entries_max: entries_max as u64,
                 entries_histogram: entries[..=entries_max].to_vec(),
-                hops_mean: c.escape_hops_sum as f64 / n,
+                hops_mean: per_packet(c.escape_hops_sum as f64),
                 max_hops_without_escape: c.max_hops_no_escape as u64,
             },
             packets: Packets {

@@ -4,8 +4,8 @@
 use super::{Mechanism, Sim, Switch};
 use crate::config::Config;
 use crate::stats::summary::{
-    ControlStats, FlowResult, Hops, LinkStats, LinkUse, MeanMax, Packets, PerEntity, Series,
-    SeriesPoint,
+    ControlStats, EscapeStats, FlowResult, Hops, LinkStats, LinkUse, MeanMax, Packets, PerEntity,
+    Series, SeriesPoint,
 };
 use crate::stats::{Dist, Fairness, RunResult};
 use crate::topology::PortClass;
@@ -62,13 +62,10 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         let nodes = k.net.num_terminals() as f64;
         let span = (c.window_end - c.window_start) as f64;
         let n = c.delivered_in_window.max(1) as f64;
-        let mean = |sum: u128| {
-            if c.delivered_in_window > 0 {
-                sum as f64 / n
-            } else {
-                0.0
-            }
-        };
+        // Every per-packet quantity is missing (not 0) when no packet was delivered in the
+        // window.
+        let any = c.delivered_in_window > 0;
+        let per_packet = |sum: f64| any.then(|| sum / n);
         let max_hops = c.hops.iter().rposition(|&x| x > 0).unwrap_or(0);
         let inj: Vec<f64> = c.injected_per_router.iter().map(|&x| x as f64).collect();
         let acc: Vec<f64> = c.accepted_per_router.iter().map(|&x| x as f64).collect();
@@ -85,13 +82,8 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
                 .max(s.lat_count.len())
                 .min(k.now.div_ceil(s.width) as usize);
             let get = |v: &Vec<u64>, i: usize| v.get(i).copied().unwrap_or(0);
-            let share = |v: &Vec<u64>, i: usize, cnt: u64| {
-                if cnt > 0 {
-                    get(v, i) as f64 / cnt as f64
-                } else {
-                    0.0
-                }
-            };
+            let share =
+                |v: &Vec<u64>, i: usize, cnt: u64| (cnt > 0).then(|| get(v, i) as f64 / cnt as f64);
             Series {
                 window_cycles: s.width,
                 points: (0..windows)
@@ -105,8 +97,8 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
                                 / (nodes * s.width as f64),
                             latency_mean: share(&s.lat_sum, i, cnt),
                             latency_samples: cnt,
-                            misrouted_fraction: 0.0,
-                            escaped_fraction: 0.0,
+                            misrouted_fraction: (cnt > 0).then_some(0.0),
+                            escaped_fraction: (cnt > 0).then_some(0.0),
                             hops_mean: share(&s.hops, i, cnt),
                             in_flight: 0,
                             buffered: 0,
@@ -153,23 +145,31 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
             generated_load: c.generated_in_window as f64 * k.packet_length as f64 / (nodes * span),
             accepted_load: c.phits_in_window as f64 / (nodes * span),
             latency: Dist {
-                mean: mean(c.latency_sum),
-                p50: c.latency.value_at_quantile(0.5) as f64,
-                p99: c.latency.value_at_quantile(0.99) as f64,
-                max: c.latency.max() as f64,
+                mean: per_packet(c.latency_sum as f64),
+                p50: any.then(|| c.latency.value_at_quantile(0.5) as f64),
+                p99: any.then(|| c.latency.value_at_quantile(0.99) as f64),
+                max: any.then(|| c.latency.max() as f64),
             },
             network_latency: MeanMax {
-                mean: mean(c.net_latency_sum),
-                max: c.net_latency_max as f64,
+                mean: per_packet(c.net_latency_sum as f64),
+                max: any.then_some(c.net_latency_max as f64),
             },
             hops: Hops {
-                mean: c.hops_sum as f64 / n,
-                global_mean: c.global_hops_sum as f64 / n,
+                mean: per_packet(c.hops_sum as f64),
+                global_mean: per_packet(c.global_hops_sum as f64),
                 max: c.hops_max as u64,
                 histogram: c.hops[..=max_hops].to_vec(),
             },
-            misrouted_fraction: 0.0,
-            escape: Default::default(),
+            // The kernel's routing is minimal and it has no escape network.
+            misrouted_fraction: any.then_some(0.0),
+            escape: EscapeStats {
+                entered_fraction: any.then_some(0.0),
+                entries_mean: any.then_some(0.0),
+                entries_max: 0,
+                entries_histogram: vec![c.delivered_in_window],
+                hops_mean: any.then_some(0.0),
+                max_hops_without_escape: c.hops_max as u64,
+            },
             packets: Packets {
                 generated: k.generated,
                 delivered: k.delivered,

@@ -1118,4 +1118,11 @@ impl<S: Switch, M: Mechanism> Simulator for Sim<S, M> {
     }
 
     fn set_exhaustive_allocation(&mut self, _on: bool) {}
+
+    /// Tracing is the dragonfly engine's (the CLI refuses `--trace` on the kernel).
+    fn set_trace(&mut self, _spec: crate::engine::TraceSpec) {}
+
+    fn take_trace(&mut self) -> Vec<crate::engine::TraceRecord> {
+        Vec::new()
+    }
 }

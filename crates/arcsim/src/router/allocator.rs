@@ -1,4 +1,4 @@
-//! Separable input-first allocator with iterations (seed 001, section 4: "an iterative
+//! Separable input-first allocator with iterations (the OFAR paper, section 4: "an iterative
 //! allocator similar to Gupta and McKeown").
 //!
 //! Each iteration: every unmatched input port whose crossbar input is free picks one of its

@@ -1,5 +1,5 @@
 //! Router model: input-queued, virtual cut-through, one crossbar input per input port and no
-//! speedup (seed 001, section 4). Input VCs are FIFOs of packet ids; output VCs keep the
+//! speedup (the OFAR paper, section 4). Input VCs are FIFOs of packet ids; output VCs keep the
 //! upstream view of the downstream buffer as credits.
 
 pub mod allocator;

@@ -2,7 +2,7 @@
 //!
 //! The allocator of the 5,256-node network sweeps nearly every router each cycle, so these
 //! records are the simulator's hot working set: at 32 bytes each (two per cache line, never
-//! straddling one) the ports and VCs of the seed-001 network take 1.6 MB instead of 3.2 MB,
+//! straddling one) the ports and VCs of the OFAR paper's network take 1.6 MB instead of 3.2 MB,
 //! which roughly halves the memory traffic of a cycle. Times are stored as `u32` cycles: the
 //! configuration rejects runs that could reach 2^32 cycles ([`crate::config::MAX_CYCLES`]).
 //! Cold or rarely written per-port data (watchers) lives in side arrays of the engine.

@@ -363,7 +363,7 @@ pub fn vc_needs(alg: RoutingAlgorithm) -> VcNeeds {
 }
 
 /// VCs used when `router.vcs_local`/`vcs_global` are 0: what the routing needs, and for OFAR
-/// the 3/2 of seed 001 Table 1.
+/// the 3/2 of the OFAR paper Table 1.
 pub fn default_vcs(alg: RoutingAlgorithm) -> VcNeeds {
     match alg {
         RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL => VcNeeds {

@@ -1,4 +1,4 @@
-//! OFAR: On-the-Fly Adaptive Routing (García et al., seed 001, section 3).
+//! OFAR: On-the-Fly Adaptive Routing (García et al., the OFAR paper, section 3).
 //!
 //! Every router decides from its own credit counts. Precedence: the minimal output if it is
 //! available (idle, not granted to another input this cycle, room for the packet); otherwise a
@@ -8,13 +8,13 @@
 //! canonical VCs together); then, only when the minimal output has no room,
 //! the escape subnetwork. Packets leave the escape network as soon as a canonical output is
 //! available, since the same precedence applies wherever the packet is; with
-//! `routing.escape_entry_limit` (seed 001 §5.7's livelock counter) a packet that has entered
+//! `routing.escape_entry_limit` (the OFAR paper §5.7's livelock counter) a packet that has entered
 //! it that many times stays on it to its destination.
 //!
-//! The comparison is strict (`routing.misroute_inclusive = true` makes it `<=`, as seed 001
+//! The comparison is strict (`routing.misroute_inclusive = true` makes it `<=`, as the OFAR paper
 //! writes and FOGSim codes it), so a minimal output with an empty VC (Q_min = 0) is waited for
 //! rather than avoided: this is what keeps OFAR's latency close to MIN's under uniform load
-//! (seed 001, Fig. 6) while it misroutes as soon as the minimal queue builds up under
+//! (the OFAR paper, Fig. 6) while it misroutes as soon as the minimal queue builds up under
 //! adversarial load. The paper writes `Q_non-min <= Th`; with `<=`, every packet whose
 //! minimal output is momentarily busy would misroute to any empty port.
 //!
@@ -24,11 +24,11 @@
 //! router; from a local queue through a non-minimal local hop first, then a global port of
 //! the next router. Elsewhere (and for traffic inside a group) only local misrouting, and only
 //! when the minimal output is a local port. OFAR-L never misroutes locally but for MM+L's hop
-//! (FOGSim's OFAR-L, the default); with `routing.ofar_l_mml = false` not even that (seed 001
+//! (FOGSim's OFAR-L, the default); with `routing.ofar_l_mml = false` not even that (the OFAR paper
 //! §4: OFAR-L is OFAR "without allowing misrouting in local links", and MM+L's first hop is "a
 //! nonminimal local hop"), so it misroutes globally only from injection queues.
 //!
-//! The defaults are the rules of FOGSim, the simulator of seed 001, where the paper's text is
+//! The defaults are the rules of FOGSim, the simulator of the OFAR paper, where the paper's text is
 //! silent or reads otherwise (docs/configuration.md, "The paper's text and FOGSim"); each has
 //! the literal reading as an option. `routing.misroute_trigger`: by default a packet looks for
 //! a non-minimal output only when its minimal one was granted to another input in this
@@ -45,7 +45,7 @@
 //! `routing.mml_min_occupancy` (footnote 2 of section 3.2) keeps momentarily busy but empty
 //! global outputs from starting MM+L misroutes under UN.
 //!
-//! `routing.misroute_congested_global` is FOGSim's restriction (not in seed 001's text; on by
+//! `routing.misroute_congested_global` is FOGSim's restriction (not in the OFAR paper's text; on by
 //! default, `false` turns it off): a
 //! packet whose minimal output is a global link misroutes only while that link is congested,
 //! its VC 0 holding more than `factor` times the mean of the router's global links plus
@@ -124,7 +124,7 @@ pub struct OfarRouting {
     /// never misroute).
     mml_local_hop: bool,
     /// Cycles a head must have asked at this router before it may enter the escape network
-    /// (`routing.escape_patience`; 0: at once, as seed 001 describes).
+    /// (`routing.escape_patience`; 0: at once, as the OFAR paper describes).
     escape_patience: u32,
     /// Packets in injection queues may enter the escape network (`routing.escape_from_injection`).
     escape_from_injection: bool,
@@ -453,7 +453,7 @@ impl Routing for OfarRouting {
             && pkt.route.flags & IN_ESCAPE != 0
             && pkt.escape_entries >= self.escape_entry_limit
         {
-            // Seed 001 §5.7's livelock counter: a packet that has entered the escape network
+            // The OFAR paper §5.7's livelock counter: a packet that has entered the escape network
             // this often stays on it to its destination, so its path is bounded. Nothing but
             // the escape output's credits changes this answer.
             if let Some(c) = self.escape_candidate(ctx, pkt, |_| 0) {
@@ -617,7 +617,7 @@ impl Routing for OfarRouting {
             return;
         }
         // A packet already on the escape network moves on freely; entering it can be made to
-        // wait `escape_patience` cycles (not in seed 001: section 3.3 diverts packets as soon
+        // wait `escape_patience` cycles (not in the OFAR paper: section 3.3 diverts packets as soon
         // as every canonical output is unavailable, which is the default 0).
         // Under BCM (with `bcm_escape`) an injection diverts only when the minimal output has
         // no room for the packet itself, as FOGSim: room for it without BCM's bubble means

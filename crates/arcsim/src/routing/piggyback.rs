@@ -1,9 +1,9 @@
 //! Piggyback (PB) source-adaptive routing (Jiang, Kim, Dally, ISCA 2009; the reference
-//! adaptive routing of seed 001).
+//! adaptive routing of the OFAR paper).
 //!
 //! Every router flags each of its global channels as saturated when the link was busy at least
 //! 90% of the time (smoothed over about four periods; `routing.pb_utilisation = false` drops
-//! this test, as FOGSim, the simulator of seed 001, has it), or its occupancy (seen through
+//! this test, as FOGSim, the simulator of the OFAR paper, has it), or its occupancy (seen through
 //! credits) exceeds `pb_factor` times the mean occupancy of the router's global channels (and
 //! at least one packet). The utilisation test matters for input-queued routers: a saturated
 //! link drains its downstream buffer at line rate, so its credits look healthy while packets
@@ -16,7 +16,7 @@
 //! local queue occupancy times hop count. 3/2 VCs, as VAL.
 //!
 //! `routing.pb_model = "fogsim"` models FOGSim's PB instead (the 2014 source of the simulator
-//! of seed 001; see [`PbModel::Fogsim`] and docs/configuration.md): the flags and UGAL-L read
+//! of the OFAR paper; see [`PbModel::Fogsim`] and docs/configuration.md): the flags and UGAL-L read
 //! the VC each first hop would use (VC 0), minimal paths take the lowest VCs, the hop counts
 //! are FOGSim's estimate of each path's *local* hops, the Valiant node is drawn once anywhere
 //! outside the source group, and the choice is taken again at every allocation attempt while

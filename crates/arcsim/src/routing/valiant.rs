@@ -1,7 +1,7 @@
 //! Valiant routing on the dragonfly.
 //!
 //! * VAL: minimally to a random intermediate group, then minimally to the destination
-//!   (l-g-l-g-l, 3/2 VCs), as in Kim et al. and seed 001.
+//!   (l-g-l-g-l, 3/2 VCs), as in Kim et al. and the OFAR paper.
 //! * VAL-any: minimally to a random intermediate router anywhere, then minimally to the
 //!   destination (Valiant's original definition; l-g-l-l-g-l, 4/2 VCs).
 //!

@@ -1,4 +1,4 @@
-//! Deadlock avoidance by ordered VCs (Günther 1981; seed 001 section 1): every hop of a path
+//! Deadlock avoidance by ordered VCs (Günther 1981; the OFAR paper section 1): every hop of a path
 //! has a position in a fixed total order of buffer classes, and a packet only moves to a
 //! higher class. A routing needs `local`/`global` classes (e.g. 3/2 for Valiant paths
 //! l-g-l-g-l). Paths that skip hops skip positions, so the order holds for every path.

@@ -4,6 +4,7 @@
 //! papers: "latency of the packets received" during the window). Accepted load is phits
 //! delivered in the window per node per cycle.
 
+pub mod sanity;
 pub mod summary;
 
 pub use summary::{Dist, Fairness, FlowResult, RunResult, Series, SeriesPoint};

@@ -2,29 +2,33 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Mean and percentiles of a latency distribution, in cycles.
+/// Mean and percentiles of a latency distribution, in cycles; `None` (null in JSON) when no
+/// packet was delivered in the window, so that there is nothing to measure.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Dist {
-    pub mean: f64,
-    pub p50: f64,
-    pub p99: f64,
-    pub max: f64,
+    pub mean: Option<f64>,
+    pub p50: Option<f64>,
+    pub p99: Option<f64>,
+    pub max: Option<f64>,
 }
 
-/// Mean and maximum, in cycles (for distributions whose percentiles are not tracked).
+/// Mean and maximum, in cycles (for distributions whose percentiles are not tracked); `None`
+/// when no packet was delivered in the window.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MeanMax {
-    pub mean: f64,
-    pub max: f64,
+    pub mean: Option<f64>,
+    pub max: Option<f64>,
 }
 
-/// Spread of a per-entity quantity (routers, groups): min, max, mean and Jain's index.
+/// Spread of a per-entity quantity (routers, groups): min, max, mean and Jain's index. The
+/// index is `None` (null in JSON) when every value is 0: nothing was shared, so there is no
+/// fairness to measure (it is not 1.0, "perfectly fair").
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fairness {
     pub min: f64,
     pub max: f64,
     pub mean: f64,
-    pub jain: f64,
+    pub jain: Option<f64>,
 }
 
 impl Fairness {
@@ -39,7 +43,7 @@ impl Fairness {
             min: values.iter().cloned().fold(f64::INFINITY, f64::min),
             max: values.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
             mean: sum / n,
-            jain: if sq > 0.0 { sum * sum / (n * sq) } else { 1.0 },
+            jain: (sq > 0.0).then(|| sum * sum / (n * sq)),
         }
     }
 }
@@ -59,24 +63,27 @@ pub struct Packets {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Hops {
-    pub mean: f64,
+    /// Mean router-to-router hops per packet delivered in the window (`None` when none was).
+    pub mean: Option<f64>,
     /// Mean global hops per packet, escape hops included (the rest of `mean` is local hops).
-    /// Absent from results written before the field existed (read as 0).
+    /// `None` when no packet was delivered in the window, or in results written before the
+    /// field existed.
     #[serde(default)]
-    pub global_mean: f64,
+    pub global_mean: Option<f64>,
     pub max: u64,
     /// `histogram[k]` = packets delivered in the window after k router-to-router hops (the
     /// last bucket collects longer paths).
     pub histogram: Vec<u64>,
 }
 
-/// Escape-subnetwork use (OFAR) by the packets delivered in the window.
+/// Escape-subnetwork use (OFAR) by the packets delivered in the window (the shares and means
+/// are `None` when no packet was delivered in the window).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct EscapeStats {
     /// Share of packets that entered an escape network at least once.
-    pub entered_fraction: f64,
+    pub entered_fraction: Option<f64>,
     /// Mean number of entries into the escape network per packet.
-    pub entries_mean: f64,
+    pub entries_mean: Option<f64>,
     pub entries_max: u64,
     /// `entries_histogram[k]` = packets delivered in the window that entered the escape
     /// network k times (index 0: never), up to `entries_max`; it adds up to the packets
@@ -84,7 +91,7 @@ pub struct EscapeStats {
     #[serde(default)]
     pub entries_histogram: Vec<u64>,
     /// Mean hops taken on escape VCs per packet.
-    pub hops_mean: f64,
+    pub hops_mean: Option<f64>,
     /// Longest path (hops) of a packet that never entered the escape network.
     pub max_hops_without_escape: u64,
 }
@@ -150,17 +157,19 @@ pub struct SeriesPoint {
     pub accepted_load: f64,
     /// Packets generated in the window per node per cycle, times packet length (phits).
     pub generated_load: f64,
-    /// Mean latency of the packets generated in the window (NaN-free: 0 when none).
-    pub latency_mean: f64,
+    /// Mean latency of the packets generated in the window (`None`, null in JSON, when none
+    /// of them was delivered: `latency_samples` is 0).
+    pub latency_mean: Option<f64>,
     pub latency_samples: u64,
-    pub misrouted_fraction: f64,
-    /// Share of the window's packets (those of `latency_samples`) that entered an escape
-    /// subnetwork at least once.
+    /// Share of the window's packets (those of `latency_samples`) that were misrouted
+    /// (`None` when there are none).
+    pub misrouted_fraction: Option<f64>,
+    /// Share of the window's packets that entered an escape subnetwork at least once.
     #[serde(default)]
-    pub escaped_fraction: f64,
+    pub escaped_fraction: Option<f64>,
     /// Mean hops of the window's packets.
     #[serde(default)]
-    pub hops_mean: f64,
+    pub hops_mean: Option<f64>,
     /// Packets generated and not yet granted their ejection port when the window ended (in
     /// buffers or on links).
     #[serde(default)]
@@ -308,11 +317,14 @@ pub struct RunResult {
     /// Load actually generated in the window (lower than offered when queues refuse).
     pub generated_load: f64,
     pub accepted_load: f64,
+    /// Generation to tail received, over the packets delivered in the window.
     pub latency: Dist,
     /// Injection (leaving the injection queue) to tail received.
     pub network_latency: MeanMax,
     pub hops: Hops,
-    pub misrouted_fraction: f64,
+    /// Share of the packets delivered in the window that were misrouted (`None` when none
+    /// was delivered).
+    pub misrouted_fraction: Option<f64>,
     pub escape: EscapeStats,
     pub packets: Packets,
     pub per_router: PerEntity,
@@ -374,6 +386,16 @@ impl Estimate {
     }
 }
 
+impl Estimate {
+    /// The estimate of a metric that may be missing from some runs (no packet delivered in
+    /// the window): `None` when it is missing from any, as a mean over the others would
+    /// not estimate the same thing.
+    pub fn of_present(values: &[Option<f64>]) -> Option<Estimate> {
+        let present: Option<Vec<f64>> = values.iter().copied().collect();
+        present.filter(|v| !v.is_empty()).map(|v| Estimate::of(&v))
+    }
+}
+
 /// Two-sided 95% Student t quantile for `df` degrees of freedom.
 fn t95(df: usize) -> f64 {
     const T: [f64; 30] = [
@@ -396,11 +418,13 @@ pub struct Repeated {
     pub repetitions: usize,
     pub offered_load: f64,
     pub accepted_load: Estimate,
-    pub latency_mean: Estimate,
-    pub latency_p99: Estimate,
-    pub network_latency_mean: Estimate,
-    pub hops_mean: Estimate,
-    pub misrouted_fraction: Estimate,
+    /// `None` (null) where a run delivered no packet in its window (see
+    /// [`Estimate::of_present`]); likewise the other latency and per-packet metrics.
+    pub latency_mean: Option<Estimate>,
+    pub latency_p99: Option<Estimate>,
+    pub network_latency_mean: Option<Estimate>,
+    pub hops_mean: Option<Estimate>,
+    pub misrouted_fraction: Option<Estimate>,
     pub burst_consumption_cycles: Option<Estimate>,
     pub runs: Vec<RunResult>,
 }
@@ -409,15 +433,18 @@ impl Repeated {
     pub fn of(runs: Vec<RunResult>) -> Repeated {
         let pick =
             |f: &dyn Fn(&RunResult) -> f64| Estimate::of(&runs.iter().map(f).collect::<Vec<_>>());
+        let present = |f: &dyn Fn(&RunResult) -> Option<f64>| {
+            Estimate::of_present(&runs.iter().map(f).collect::<Vec<_>>())
+        };
         Repeated {
             repetitions: runs.len(),
             offered_load: runs.first().map(|r| r.offered_load).unwrap_or_default(),
             accepted_load: pick(&|r| r.accepted_load),
-            latency_mean: pick(&|r| r.latency.mean),
-            latency_p99: pick(&|r| r.latency.p99),
-            network_latency_mean: pick(&|r| r.network_latency.mean),
-            hops_mean: pick(&|r| r.hops.mean),
-            misrouted_fraction: pick(&|r| r.misrouted_fraction),
+            latency_mean: present(&|r| r.latency.mean),
+            latency_p99: present(&|r| r.latency.p99),
+            network_latency_mean: present(&|r| r.network_latency.mean),
+            hops_mean: present(&|r| r.hops.mean),
+            misrouted_fraction: present(&|r| r.misrouted_fraction),
             burst_consumption_cycles: runs.iter().all(|r| r.burst.is_some()).then(|| {
                 pick(&|r| {
                     r.burst
@@ -447,8 +474,24 @@ mod tests {
 
     #[test]
     fn jain_index_bounds() {
-        assert!((Fairness::of(&[1.0, 1.0, 1.0]).jain - 1.0).abs() < 1e-12);
-        assert!((Fairness::of(&[1.0, 0.0, 0.0, 0.0]).jain - 0.25).abs() < 1e-12);
+        assert!((Fairness::of(&[1.0, 1.0, 1.0]).jain.unwrap() - 1.0).abs() < 1e-12);
+        assert!((Fairness::of(&[1.0, 0.0, 0.0, 0.0]).jain.unwrap() - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn jain_index_of_nothing_is_missing_not_perfect() {
+        assert_eq!(Fairness::of(&[0.0, 0.0, 0.0]).jain, None);
+        assert_eq!(Fairness::of(&[]).jain, None);
+    }
+
+    #[test]
+    fn estimate_of_a_metric_missing_from_one_run_is_missing() {
+        assert_eq!(Estimate::of_present(&[Some(1.0), None]), None);
+        assert_eq!(Estimate::of_present(&[]), None);
+        assert_eq!(
+            Estimate::of_present(&[Some(1.0), Some(3.0)]).map(|e| e.mean),
+            Some(2.0)
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Canonical dragonfly (Kim et al., ISCA 2008; seed 001 section 1): groups of `a` routers
+//! Canonical dragonfly (Kim et al., ISCA 2008; the OFAR paper section 1): groups of `a` routers
 //! with `p` terminals and `h` global links each; complete graphs inside a group and between
 //! groups.
 //!
@@ -323,7 +323,7 @@ mod tests {
 
     #[test]
     fn palm_tree_matches_ring_a_assumption() {
-        // Seed 001 3.3.2: R_0 of group j is linked to R_{a-1} of group j-1.
+        // The OFAR paper 3.3.2: R_0 of group j is linked to R_{a-1} of group j-1.
         let d = df(6, 12, 6, 0, GlobalArrangement::PalmTree);
         let net = d.network();
         for j in 0..d.g {

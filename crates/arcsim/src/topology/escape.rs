@@ -1,4 +1,4 @@
-//! Escape subnetworks embedded in a dragonfly (seed 001, section 3.3): Hamiltonian rings A, B
+//! Escape subnetworks embedded in a dragonfly (the OFAR paper, section 3.3): Hamiltonian rings A, B
 //! and C and a spanning tree for up/down routing. Each is a set of existing links; the engine
 //! gives those links one extra VC per subnetwork.
 //!
@@ -9,7 +9,7 @@
 use super::Dragonfly;
 use crate::config::GlobalArrangement;
 
-/// Which Hamiltonian ring (seed 001: A in 3.3.2, B and C in 3.3.3).
+/// Which Hamiltonian ring (the OFAR paper: A in 3.3.2, B and C in 3.3.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RingKind {
@@ -18,7 +18,7 @@ pub enum RingKind {
     C,
 }
 
-/// Direction in which packets travel a ring. Seed 001 describes each ring by its links only
+/// Direction in which packets travel a ring. The OFAR paper describes each ring by its links only
 /// (ring A: "router i is connected to routers i ± 1"), so either direction is the paper's ring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -219,7 +219,7 @@ pub fn ring(df: &Dragonfly, kind: RingKind, direction: RingDirection) -> Result<
     })
 }
 
-/// The spanning tree of seed 001 section 3.3.1: the root joins every router of its group by
+/// The spanning tree of the OFAR paper section 3.3.1: the root joins every router of its group by
 /// local links, each of those routers (and the root) joins one router in every group its
 /// global links reach, and each of those joins the rest of its group by local links.
 pub fn tree(df: &Dragonfly, root: usize) -> Result<Tree, String> {
@@ -503,7 +503,7 @@ mod tests {
 
     #[test]
     fn ring_b_matches_the_paper_for_h6() {
-        // Seed 001 5.8: R_in = 3, R_out = 8, step 7, group j -> j + 20 (G = 73).
+        // The OFAR paper 5.8: R_in = 3, R_out = 8, step 7, group j -> j + 20 (G = 73).
         let df = balanced(6);
         let r = ring(&df, RingKind::B, RingDirection::Ascending).unwrap();
         assert_eq!(r.next_port[3] as usize, df.local_port(3, 10));

@@ -281,10 +281,10 @@ impl Paths {
 /// link's use also lies between the class's min and max, and the max is at most `max_use`.
 pub fn check_link_use(r: &RunResult, tolerance: f64, max_use: f64, what: &str) {
     let l = &r.links;
-    let local_hops = r.hops.mean - r.hops.global_mean;
+    let local_hops = r.hops.mean.unwrap() - r.hops.global_mean.unwrap();
     for (class, u, hops) in [
         ("local", &l.local, local_hops),
-        ("global", &l.global, r.hops.global_mean),
+        ("global", &l.global, r.hops.global_mean.unwrap()),
     ] {
         let sent = u.mean * u.links as f64;
         let carried = r.accepted_load * r.nodes as f64 * hops;
