@@ -273,8 +273,9 @@ fn a_sweep_over_two_keys_has_readable_legends_columns_and_table() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("out/sweep.json")).unwrap())
             .unwrap();
-    assert_eq!(json[3]["varied"]["traffic.pattern"], "adv-global");
-    assert_eq!(json[3]["curve"], "val-any, adv-global");
+    let points = &json["points"];
+    assert_eq!(points[3]["varied"]["traffic.pattern"], "adv-global");
+    assert_eq!(points[3]["curve"], "val-any, adv-global");
     // The legends name each curve whole: uniform and adversarial curves are told apart.
     let svg = std::fs::read_to_string(dir.join("out/throughput.svg")).unwrap();
     for label in [

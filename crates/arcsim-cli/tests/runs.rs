@@ -266,9 +266,10 @@ fn a_deadlocking_point_is_recorded_and_the_sweep_finishes() {
     let rows = csv_without_wall_time(&dir.join("out/sweep.csv"));
     let col = |name: &str| rows[0].iter().position(|h| h == name).unwrap();
     let (failure, accepted) = (col("failure"), col("accepted_load"));
+    let (curve, load) = (col("curve"), col("offered_load"));
     assert_eq!(rows.len(), 5);
     for row in &rows[1..] {
-        let failed = row[0] == "val" && row[1] == "1";
+        let failed = row[curve] == "val" && row[load] == "1";
         assert_eq!(row[failure].contains("deadlock"), failed, "{row:?}");
         // A failed point has no measurement (an empty cell, not 0).
         assert_eq!(row[accepted].is_empty(), failed, "{row:?}");
