@@ -16,6 +16,7 @@ mod suggest;
 mod switch;
 mod topology;
 mod traffic;
+mod trees;
 pub mod units;
 
 pub use flow_control::*;
@@ -28,6 +29,7 @@ pub use simulation::*;
 pub use switch::*;
 pub use topology::*;
 pub use traffic::*;
+pub use trees::*;
 pub use units::{Units, UnitsConfig};
 
 use crate::error::ConfigError;
@@ -284,10 +286,10 @@ impl Config {
     fn validate_iq_only(&self) -> Result<(), ConfigError> {
         let cioq =
             "is read only by the general kernel: set switch.kind = \"cioq\", or leave it out";
-        if self.topology.kind == TopologyKind::Graph {
+        if self.topology.kind != TopologyKind::Dragonfly {
             return Err(field_err(
                 "topology.kind",
-                "the graph topology needs the general kernel: set switch.kind = \"cioq\" (the input-queued engine models the dragonfly only)",
+                "this topology needs the general kernel: set switch.kind = \"cioq\" (the input-queued engine models the dragonfly only)",
             ));
         }
         self.switch.validate(self.router.packet_length)?;
@@ -299,6 +301,9 @@ impl Config {
         }
         if !self.flows.is_empty() {
             return Err(field_err("flows", cioq));
+        }
+        if !self.routing.selection.is_adaptive() {
+            return Err(field_err("routing.selection", cioq));
         }
         if self.traffic.allow_self {
             return Err(field_err("traffic.allow_self", cioq));
@@ -314,6 +319,7 @@ impl Config {
         match self.topology.kind {
             TopologyKind::Dragonfly => self.topology.validate()?,
             TopologyKind::Graph => self.topology.graph.validate()?,
+            _ => self.topology.validate_generated()?,
         }
         if self.topology.terminal_latency == 0 {
             return Err(field_err(
@@ -335,6 +341,18 @@ impl Config {
                 ),
             ));
         }
+        let sel = self.routing.selection;
+        if !matches!(sel, Selection::Adaptive | Selection::Random)
+            && !self.topology.kind.is_generated()
+        {
+            return Err(field_err(
+                "routing.selection",
+                format!(
+                    "\"{}\" needs a fat tree or multistage network (topology.kind = \"tree\", \"xgft\", \"rlft\" or \"multistage\"); use \"adaptive\" or \"random\" here",
+                    sel.name()
+                ),
+            ));
+        }
         let flows_only = !self.flows.is_empty() && self.traffic.load == 0.0;
         if !flows_only {
             if self.traffic.burst_packets > 0 {
@@ -351,16 +369,16 @@ impl Config {
             }
             match self.topology.kind {
                 TopologyKind::Dragonfly => self.traffic.validate(&self.topology)?,
-                TopologyKind::Graph => self
+                _ => self
                     .traffic
-                    .validate_flat(self.topology.graph.hosts.len())?,
+                    .validate_flat(self.topology.flat_nodes().unwrap_or(0))?,
             }
         }
         let nodes = match self.topology.kind {
             TopologyKind::Dragonfly => {
                 (self.topology.p * self.topology.a * self.topology.num_groups()) as u64
             }
-            TopologyKind::Graph => self.topology.graph.hosts.len() as u64,
+            _ => self.topology.flat_nodes().unwrap_or(0) as u64,
         };
         validate_flows(&self.flows, nodes)?;
         memory::check(self)?;
