@@ -365,6 +365,16 @@ fn a_shift_runs_at_full_throughput_under_d_mod_k_and_a_colliding_permutation_doe
         "[traffic]\npattern = \"shift\"\noffset = 20\nload = 1.0\n",
     );
     assert!(r.accepted_load > 0.97, "shift: {}", r.accepted_load);
+    // Fairness counts the leaves only (the upper switches have no nodes to be starved).
+    assert_eq!(
+        r.per_router.injected.min,
+        r.per_router.injected.min.max(1.0)
+    );
+    assert!(
+        r.per_router.injected.jain > 0.99,
+        "{:?}",
+        r.per_router.injected
+    );
     // Nodes 0..3 (one leaf) to 16, 32, 48 and 20: every destination is 0 mod 4, so d-mod-k
     // sends all four up the leaf's first up link, a quarter each.
     let flows = "[traffic]\nload = 0.0\n[[flows]]\nsrc = 0\ndst = 16\n[[flows]]\nsrc = 1\ndst = 32\n[[flows]]\nsrc = 2\ndst = 48\n[[flows]]\nsrc = 3\ndst = 20\n";
