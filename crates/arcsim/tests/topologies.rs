@@ -530,3 +530,20 @@ fn bad_topology_keys_name_the_field() {
     assert!(e.contains("topology.kind"), "{e}");
     let _ = RlftConfig::default();
 }
+
+#[test]
+fn the_example_files_run() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for name in [
+        "fat_tree_dmodk.toml",
+        "rlft_c2_hotspot.toml",
+        "multistage_recn.toml",
+    ] {
+        let text = std::fs::read_to_string(root.join(name)).unwrap();
+        let mut c = cfg(&text);
+        c.simulation.warmup_cycles = 500;
+        c.simulation.measure_cycles = 2000;
+        let r = arcsim::run(&c).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(r.packets.delivered > 0, "{name}");
+    }
+}
