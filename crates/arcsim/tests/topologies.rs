@@ -61,7 +61,8 @@ fn distances(net: &Network) -> Vec<Vec<u32>> {
             while let Some(s) = q.pop_front() {
                 for p in 0..net.radix(s) {
                     let i = net.port(s, p);
-                    if i.class == PortClass::Local && d[i.peer as usize] == u32::MAX {
+                    let link = matches!(i.class, PortClass::Local | PortClass::Global);
+                    if link && d[i.peer as usize] == u32::MAX {
                         d[i.peer as usize] = d[s] + 1;
                         q.push_back(i.peer as usize);
                     }
@@ -546,4 +547,58 @@ fn the_example_files_run() {
         let r = arcsim::run(&c).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(r.packets.delivered > 0, "{name}");
     }
+}
+
+#[test]
+fn dragonfly_plus_counts_wiring_latency_and_one_vc() {
+    use arcsim::config::DragonflyPlusConfig;
+    use arcsim::topology::DragonflyPlus;
+    for (groups, pairs) in [(0, 1), (9, 2), (5, 4)] {
+        let c = DragonflyPlusConfig {
+            leaves: 4,
+            spines: 4,
+            hosts: 3,
+            global: 4,
+            groups,
+        };
+        let g = DragonflyPlus::new(&c, 1, 10, 1).generate();
+        let net = check(&g);
+        let ng = c.num_groups() as usize;
+        assert_eq!(net.num_terminals(), ng * 12);
+        assert_eq!(net.num_routers(), ng * 8);
+        let mut global = 0;
+        let mut between = HashMap::new();
+        for s in 0..net.num_routers() {
+            for p in 0..net.radix(s) {
+                let i = net.port(s, p);
+                if i.class == PortClass::Global {
+                    global += 1;
+                    *between.entry((s / 8, i.peer as usize / 8)).or_insert(0) += 1;
+                }
+            }
+        }
+        // Every pair of groups is joined by the same number of global links.
+        assert_eq!(global / 2, ng * (ng - 1) / 2 * pairs, "{groups} groups");
+        assert!(between.values().all(|&n| n == pairs));
+        // Leaves of different groups are 3 switch hops apart.
+        let d = distances(&net);
+        assert_eq!(d[0][8], 3);
+        assert_eq!(d[0][1], 2);
+    }
+    let topology = "kind = \"dragonfly-plus\"\n[topology.dragonfly_plus]\nleaves = 4\nspines = 4\nhosts = 3\nglobal = 4\ngroups = 9\n";
+    // Zero load: node 0 (group 0) to node 107 (group 8): leaf, spine, spine, leaf.
+    let r = run(&format!(
+        "[switch]\nkind = \"cioq\"\nlatency = 3\n[topology]\nterminal_latency = 2\nlocal_latency = 5\nglobal_latency = 20\n{topology}[router]\npacket_length = 8\n[traffic]\nload = 0.0\n[[flows]]\nsrc = 0\ndst = 107\nsize = 8\nstart = 100\n[simulation]\nwarmup_cycles = 0\nmeasure_cycles = 2000\n"
+    ));
+    let want = 2 + 4 * (8 + 3) + (5 + 20 + 5) + 2 + 7;
+    assert_eq!(r.flows[0].message_latency_mean, Some(want as f64));
+    // Saturating uniform traffic on one VC: no deadlock.
+    for selection in ["adaptive", "random"] {
+        let r = run(&format!(
+            "[switch]\nkind = \"cioq\"\n[topology]\nlocal_latency = 2\nglobal_latency = 5\n{topology}[routing]\nselection = \"{selection}\"\n[router]\npacket_length = 4\nbuffer_local = 16\nbuffer_global = 32\nbuffer_injection = 16\nvcs_local = 1\nvcs_global = 1\n[traffic]\nload = 1.0\n[simulation]\nwarmup_cycles = 1000\nmeasure_cycles = 5000\nwatchdog_cycles = 500\n"
+        ));
+        assert!(r.accepted_load > 0.2, "{selection}: {}", r.accepted_load);
+    }
+    let e = error("[switch]\nkind = \"cioq\"\n[topology]\nkind = \"dragonfly-plus\"\n[topology.dragonfly_plus]\nleaves = 4\nspines = 2\nhosts = 3\nglobal = 2\ngroups = 6\n");
+    assert!(e.contains("topology.dragonfly_plus.groups"), "{e}");
 }

@@ -109,7 +109,8 @@ fn kernel_parts(cfg: &Config) -> Vec<Part> {
         | TopologyKind::Tree
         | TopologyKind::Xgft
         | TopologyKind::Rlft
-        | TopologyKind::Multistage => {
+        | TopologyKind::Multistage
+        | TopologyKind::DragonflyPlus => {
             let built = crate::topology::generated(t).map(|g| g.graph);
             let g = built.as_ref().unwrap_or(&t.graph);
             let (mut local, mut global) = (0u64, 0u64);

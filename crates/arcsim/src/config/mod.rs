@@ -348,7 +348,7 @@ impl Config {
             return Err(field_err(
                 "routing.selection",
                 format!(
-                    "\"{}\" needs a fat tree or multistage network (topology.kind = \"tree\", \"xgft\", \"rlft\" or \"multistage\"); use \"adaptive\" or \"random\" here",
+                    "\"{}\" needs a generated topology (topology.kind = \"tree\", \"xgft\", \"rlft\", \"multistage\" or \"dragonfly-plus\"); use \"adaptive\" or \"random\" here",
                     sel.name()
                 ),
             ));

@@ -19,6 +19,8 @@ pub enum TopologyKind {
     /// A bidirectional multistage network wired as a perfect shuffle,
     /// `[topology.multistage]` (general kernel only).
     Multistage,
+    /// Dragonfly+, `[topology.dragonfly_plus]` (general kernel only).
+    DragonflyPlus,
 }
 
 impl TopologyKind {
@@ -72,6 +74,9 @@ pub struct TopologyConfig {
     /// The multistage network when `kind = "multistage"`.
     #[serde(skip_serializing_if = "super::MultistageConfig::is_default")]
     pub multistage: super::MultistageConfig,
+    /// The Dragonfly+ when `kind = "dragonfly-plus"`.
+    #[serde(skip_serializing_if = "super::DragonflyPlusConfig::is_default")]
+    pub dragonfly_plus: super::DragonflyPlusConfig,
 }
 
 impl Default for TopologyConfig {
@@ -91,6 +96,7 @@ impl Default for TopologyConfig {
             xgft: Default::default(),
             rlft: Default::default(),
             multistage: Default::default(),
+            dragonfly_plus: Default::default(),
         }
     }
 }
@@ -114,6 +120,7 @@ impl TopologyConfig {
             TopologyKind::Xgft => self.xgft.validate()?,
             TopologyKind::Rlft => self.rlft.validate()?,
             TopologyKind::Multistage => self.multistage.validate()?,
+            TopologyKind::DragonflyPlus => self.dragonfly_plus.validate()?,
             TopologyKind::Dragonfly | TopologyKind::Graph => return Ok(()),
         }
         if self.local_latency == 0 || self.local_latency > 100_000 {
@@ -122,6 +129,17 @@ impl TopologyConfig {
                 format!(
                     "{} cycles is out of range: allowed 1..=100000 (the latency of every switch-to-switch link)",
                     self.local_latency
+                ),
+            ));
+        }
+        if self.kind == TopologyKind::DragonflyPlus
+            && (self.global_latency == 0 || self.global_latency > 100_000)
+        {
+            return Err(field_err(
+                "topology.global_latency",
+                format!(
+                    "{} cycles is out of range: allowed 1..=100000 (the latency of every global link)",
+                    self.global_latency
                 ),
             ));
         }
@@ -140,6 +158,10 @@ impl TopologyConfig {
             TopologyKind::Xgft => Some(self.xgft.m.iter().map(|&m| m as usize).product()),
             TopologyKind::Rlft => Some((self.rlft.leaves * self.rlft.hosts) as usize),
             TopologyKind::Multistage => Some(self.multistage.hosts as usize),
+            TopologyKind::DragonflyPlus => {
+                let d = &self.dragonfly_plus;
+                Some(d.num_groups() as usize * d.leaves as usize * d.hosts as usize)
+            }
         }
     }
 

@@ -254,3 +254,80 @@ impl MultistageConfig {
         Ok(())
     }
 }
+
+/// `[topology.dragonfly_plus]`: Dragonfly+ groups of leaf and spine switches.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DragonflyPlusConfig {
+    /// Leaf switches per group.
+    pub leaves: u32,
+    /// Spine switches per group.
+    pub spines: u32,
+    /// Nodes per leaf.
+    pub hosts: u32,
+    /// Global links per spine.
+    pub global: u32,
+    /// Groups; 0: the most, spines · global + 1.
+    pub groups: u32,
+}
+
+impl DragonflyPlusConfig {
+    pub fn is_default(&self) -> bool {
+        *self == DragonflyPlusConfig::default()
+    }
+    pub fn num_groups(&self) -> u32 {
+        if self.groups == 0 {
+            self.spines.saturating_mul(self.global).saturating_add(1)
+        } else {
+            self.groups
+        }
+    }
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for (key, v) in [
+            ("leaves", self.leaves),
+            ("spines", self.spines),
+            ("hosts", self.hosts),
+            ("global", self.global),
+        ] {
+            if v == 0 {
+                return Err(field_err(
+                    &format!("topology.dragonfly_plus.{key}"),
+                    "must be at least 1",
+                ));
+            }
+            if v as u128 > MAX_GENERATED {
+                return Err(field_err(
+                    &format!("topology.dragonfly_plus.{key}"),
+                    format!("{v} is too large: at most {MAX_GENERATED}"),
+                ));
+            }
+        }
+        let most = self.spines as u128 * self.global as u128 + 1;
+        if self.groups != 0 && (self.groups < 2 || self.groups as u128 > most) {
+            return Err(field_err(
+                "topology.dragonfly_plus.groups",
+                format!(
+                    "{} groups is impossible with {} spines of {} global links: allowed 2..={most} (spines · global + 1), or 0 for the most",
+                    self.groups, self.spines, self.global
+                ),
+            ));
+        }
+        let g = self.num_groups() as u128;
+        let per = self.leaves as u128 + self.spines as u128;
+        if g * per > MAX_GENERATED || g * self.leaves as u128 * self.hosts as u128 > MAX_GENERATED {
+            return Err(field_err(
+                "topology.dragonfly_plus",
+                format!("too large: at most {MAX_GENERATED} switches and nodes are supported"),
+            ));
+        }
+        if self.hosts as u128 + self.spines as u128 > u16::MAX as u128
+            || self.leaves as u128 + self.global as u128 > u16::MAX as u128
+        {
+            return Err(field_err(
+                "topology.dragonfly_plus",
+                "a switch would have more than 65535 ports",
+            ));
+        }
+        Ok(())
+    }
+}

@@ -5,6 +5,7 @@
 //! multistage networks) are built as graphs ([`Generated`]).
 
 pub mod dragonfly;
+pub mod dragonfly_plus;
 pub mod escape;
 pub mod fat_tree;
 pub mod graph;
@@ -12,6 +13,7 @@ pub mod multistage;
 pub mod rlft;
 
 pub use dragonfly::Dragonfly;
+pub use dragonfly_plus::DragonflyPlus;
 pub use fat_tree::Xgft;
 pub use graph::Graph;
 pub use multistage::Multistage;
@@ -51,6 +53,9 @@ pub fn generated(cfg: &crate::config::TopologyConfig) -> Option<Generated> {
         K::Xgft => Xgft::new(&cfg.xgft.m, &cfg.xgft.w, lat, term).generate(),
         K::Rlft => Rlft::new(&cfg.rlft, lat, term).generate(),
         K::Multistage => Multistage::new(&cfg.multistage, lat, term).generate(),
+        K::DragonflyPlus => {
+            DragonflyPlus::new(&cfg.dragonfly_plus, lat, cfg.global_latency, term).generate()
+        }
     })
 }
 
