@@ -602,3 +602,88 @@ fn dragonfly_plus_counts_wiring_latency_and_one_vc() {
     let e = error("[switch]\nkind = \"cioq\"\n[topology]\nkind = \"dragonfly-plus\"\n[topology.dragonfly_plus]\nleaves = 4\nspines = 2\nhosts = 3\nglobal = 2\ngroups = 6\n");
     assert!(e.contains("topology.dragonfly_plus.groups"), "{e}");
 }
+
+/// Table II of the InfiniBand adaptive-routing paper: on the K-ary two-level RLFT, the
+/// ingress ports whose packets may leave by each egress port (shortest paths only), split
+/// into ports on links from above (uplinks) and from below (downlinks: nodes, or leaves at
+/// a root), for deterministic routing (d-mod-k) and adaptive routing (every shortest path).
+#[test]
+fn ingress_ports_per_egress_on_a_k_ary_rlft_give_the_infiniband_papers_table_ii() {
+    use std::collections::{BTreeMap, BTreeSet};
+    for k in 2..=4u32 {
+        let g = Rlft::new(&Rlft::k_ary(k), 1, 1).generate();
+        let net = g.network();
+        let leaves = 2 * k as usize;
+        let det = table(&g, &net, Selection::DModK);
+        for adaptive in [false, true] {
+            // (switch, egress) -> the ingress ports that feed it.
+            let mut feeds: BTreeMap<(usize, usize), BTreeSet<usize>> = BTreeMap::new();
+            let n = net.num_terminals() as u32;
+            for src in 0..n {
+                for dst in (0..n).filter(|&d| d != src) {
+                    let (s0, p0) = net.attach[src as usize];
+                    let target = net.attach[dst as usize].0 as usize;
+                    // Depth-first over the paths: (switch, ingress port).
+                    let mut stack = vec![(s0 as usize, p0 as usize)];
+                    while let Some((s, inp)) = stack.pop() {
+                        if s == target {
+                            let out = net.attach[dst as usize].1 as usize;
+                            feeds.entry((s, out)).or_default().insert(inp);
+                            continue;
+                        }
+                        let ports = det.ports_towards(s, target);
+                        let take: Vec<u16> = if adaptive {
+                            ports.to_vec()
+                        } else {
+                            vec![ports[det.first_choice(s, src, dst, ports.len())]]
+                        };
+                        for p in take {
+                            feeds.entry((s, p as usize)).or_default().insert(inp);
+                            let i = net.port(s, p as usize);
+                            stack.push((i.peer as usize, i.peer_port as usize));
+                        }
+                    }
+                }
+            }
+            // Per egress kind: the set of (total, uplinks, downlinks) over its ports.
+            let mut rows: BTreeMap<&str, BTreeSet<(usize, usize, usize)>> = BTreeMap::new();
+            for (&(s, out), ins) in &feeds {
+                let leaf = s < leaves;
+                let kind = match (leaf, net.port(s, out).class) {
+                    (true, PortClass::Terminal) => "S1D",
+                    (true, _) => "S1U",
+                    (false, _) => "S2D",
+                };
+                // At a leaf, ports from roots are uplinks; at a root every port is from below.
+                let up = ins
+                    .iter()
+                    .filter(|&&i| leaf && net.port(s, i).class == PortClass::Local)
+                    .count();
+                rows.entry(kind)
+                    .or_default()
+                    .insert((ins.len(), up, ins.len() - up));
+            }
+            let k = k as usize;
+            let want: [(&str, (usize, usize, usize)); 3] = if adaptive {
+                [
+                    ("S1D", (2 * k - 1, k, k - 1)),
+                    ("S1U", (k, 0, k)),
+                    ("S2D", (2 * k - 1, 0, 2 * k - 1)),
+                ]
+            } else {
+                [
+                    ("S1D", (k, 1, k - 1)),
+                    ("S1U", (k, 0, k)),
+                    ("S2D", (2 * k - 1, 0, 2 * k - 1)),
+                ]
+            };
+            for (kind, row) in want {
+                assert_eq!(
+                    rows[kind],
+                    BTreeSet::from([row]),
+                    "K = {k}, adaptive {adaptive}, {kind}"
+                );
+            }
+        }
+    }
+}
