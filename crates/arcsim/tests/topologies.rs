@@ -526,6 +526,8 @@ fn bad_topology_keys_name_the_field() {
         let e = error(&format!("{base}{text}"));
         assert!(e.contains(field), "{field}: {e}");
     }
+    let e = error("[switch]\nkind = \"cioq\"\n[routing]\nselection = \"random\"\n");
+    assert!(e.contains("routing.selection"), "{e}");
     // The input-queued engine refuses them.
     let e = error("[topology]\nkind = \"tree\"\n[topology.tree]\nk = 2\nn = 2\n");
     assert!(e.contains("topology.kind"), "{e}");

@@ -342,6 +342,15 @@ impl Config {
             ));
         }
         let sel = self.routing.selection;
+        if !sel.is_adaptive() && self.topology.kind == TopologyKind::Dragonfly {
+            return Err(field_err(
+                "routing.selection",
+                format!(
+                    "\"{}\": the dragonfly's minimal path between two routers is unique, there is nothing to select; leave it out",
+                    sel.name()
+                ),
+            ));
+        }
         if !matches!(sel, Selection::Adaptive | Selection::Random)
             && !self.topology.kind.is_generated()
         {
