@@ -105,8 +105,14 @@ fn kernel_parts(cfg: &Config) -> Vec<Part> {
     let t = &cfg.topology;
     let r = &cfg.router;
     let (switches, nodes, local_ports, global_ports) = match t.kind {
-        TopologyKind::Graph => {
-            let g = &t.graph;
+        TopologyKind::Graph
+        | TopologyKind::Tree
+        | TopologyKind::Xgft
+        | TopologyKind::Rlft
+        | TopologyKind::Multistage
+        | TopologyKind::DragonflyPlus => {
+            let built = crate::topology::generated(t).map(|g| g.graph);
+            let g = built.as_ref().unwrap_or(&t.graph);
             let (mut local, mut global) = (0u64, 0u64);
             for l in &g.links {
                 if l.class == "global" {

@@ -16,6 +16,7 @@ mod suggest;
 mod switch;
 mod topology;
 mod traffic;
+mod trees;
 pub mod units;
 
 pub use flow_control::*;
@@ -28,6 +29,7 @@ pub use simulation::*;
 pub use switch::*;
 pub use topology::*;
 pub use traffic::*;
+pub use trees::*;
 pub use units::{Units, UnitsConfig};
 
 use crate::error::ConfigError;
@@ -318,10 +320,10 @@ impl Config {
     fn validate_iq_only(&self) -> Result<(), ConfigError> {
         let cioq =
             "is read only by the general kernel: set switch.kind = \"cioq\", or leave it out";
-        if self.topology.kind == TopologyKind::Graph {
+        if self.topology.kind != TopologyKind::Dragonfly {
             return Err(field_err(
                 "topology.kind",
-                "the graph topology needs the general kernel: set switch.kind = \"cioq\" (the input-queued engine models the dragonfly only)",
+                "this topology needs the general kernel: set switch.kind = \"cioq\" (the input-queued engine models the dragonfly only)",
             ));
         }
         self.switch.validate(self.router.packet_length)?;
@@ -333,6 +335,9 @@ impl Config {
         }
         if !self.flows.is_empty() {
             return Err(field_err("flows", cioq));
+        }
+        if !self.routing.selection.is_adaptive() {
+            return Err(field_err("routing.selection", cioq));
         }
         if self.traffic.allow_self {
             return Err(field_err("traffic.allow_self", cioq));
@@ -348,6 +353,7 @@ impl Config {
         match self.topology.kind {
             TopologyKind::Dragonfly => self.topology.validate()?,
             TopologyKind::Graph => self.topology.graph.validate()?,
+            _ => self.topology.validate_generated()?,
         }
         if self.topology.terminal_latency == 0 {
             return Err(field_err(
@@ -369,6 +375,27 @@ impl Config {
                 ),
             ));
         }
+        let sel = self.routing.selection;
+        if !sel.is_adaptive() && self.topology.kind == TopologyKind::Dragonfly {
+            return Err(field_err(
+                "routing.selection",
+                format!(
+                    "\"{}\": the dragonfly's minimal path between two routers is unique, there is nothing to select; leave it out",
+                    sel.name()
+                ),
+            ));
+        }
+        if !matches!(sel, Selection::Adaptive | Selection::Random)
+            && !self.topology.kind.is_generated()
+        {
+            return Err(field_err(
+                "routing.selection",
+                format!(
+                    "\"{}\" needs a generated topology (topology.kind = \"tree\", \"xgft\", \"rlft\", \"multistage\" or \"dragonfly-plus\"); use \"adaptive\" or \"random\" here",
+                    sel.name()
+                ),
+            ));
+        }
         let flows_only = !self.flows.is_empty() && self.traffic.load == 0.0;
         if !flows_only {
             if self.traffic.burst_packets > 0 {
@@ -385,16 +412,16 @@ impl Config {
             }
             match self.topology.kind {
                 TopologyKind::Dragonfly => self.traffic.validate(&self.topology)?,
-                TopologyKind::Graph => self
+                _ => self
                     .traffic
-                    .validate_flat(self.topology.graph.hosts.len())?,
+                    .validate_flat(self.topology.flat_nodes().unwrap_or(0))?,
             }
         }
         let nodes = match self.topology.kind {
             TopologyKind::Dragonfly => {
                 (self.topology.p * self.topology.a * self.topology.num_groups()) as u64
             }
-            TopologyKind::Graph => self.topology.graph.hosts.len() as u64,
+            _ => self.topology.flat_nodes().unwrap_or(0) as u64,
         };
         validate_flows(&self.flows, nodes)?;
         memory::check(self)?;

@@ -225,9 +225,52 @@ mod congested_global_toml {
 
 pub use crate::topology::escape::{RingDirection, RingKind};
 
+/// `routing.selection`: how a switch of the general kernel picks among the output ports on
+/// shortest paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Selection {
+    /// Try the ports from the destination modulo their number and take the first that can
+    /// take the packet now (minimal adaptive).
+    #[default]
+    Adaptive,
+    /// Deterministic tables on fat trees and multistage networks: port
+    /// floor(d / (w_1 ·· w_i)) mod w_(i+1) at a switch of level i (d the destination).
+    DModK,
+    /// The same with the source.
+    SModK,
+    /// floor(d / (m_1 ·· m_i)) mod w_(i+1).
+    DModM,
+    /// The same with the source.
+    SModM,
+    /// A random shortest path per source-destination pair, fixed for the run (from
+    /// `simulation.seed`); any topology of the general kernel.
+    Random,
+}
+
+impl Selection {
+    pub fn is_adaptive(&self) -> bool {
+        *self == Selection::Adaptive
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Selection::Adaptive => "adaptive",
+            Selection::DModK => "d-mod-k",
+            Selection::SModK => "s-mod-k",
+            Selection::DModM => "d-mod-m",
+            Selection::SModM => "s-mod-m",
+            Selection::Random => "random",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingConfig {
+    /// General kernel: how a switch picks among the ports on shortest paths. Written only
+    /// when not "adaptive".
+    #[serde(skip_serializing_if = "Selection::is_adaptive")]
+    pub selection: Selection,
     pub algorithm: RoutingAlgorithm,
     /// UGAL-L and PB: route minimally when q_min * H_min <= q_val * H_val + threshold (phits).
     pub ugal_threshold: f64,
@@ -381,6 +424,7 @@ fn is_reference_valiant(v: &ValiantModel) -> bool {
 impl Default for RoutingConfig {
     fn default() -> Self {
         RoutingConfig {
+            selection: Selection::Adaptive,
             algorithm: RoutingAlgorithm::Min,
             ugal_threshold: 0.0,
             pb_factor: 2.0,

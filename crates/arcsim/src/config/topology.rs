@@ -10,6 +10,24 @@ pub enum TopologyKind {
     Dragonfly,
     /// Switches, nodes and links listed in `[topology.graph]` (general kernel only).
     Graph,
+    /// A k-ary n-tree, `[topology.tree]` (general kernel only).
+    Tree,
+    /// An extended generalized fat tree, `[topology.xgft]` (general kernel only).
+    Xgft,
+    /// A two-level real-life fat tree, `[topology.rlft]` (general kernel only).
+    Rlft,
+    /// A bidirectional multistage network wired as a perfect shuffle,
+    /// `[topology.multistage]` (general kernel only).
+    Multistage,
+    /// Dragonfly+, `[topology.dragonfly_plus]` (general kernel only).
+    DragonflyPlus,
+}
+
+impl TopologyKind {
+    /// A topology a generator builds as a graph.
+    pub fn is_generated(self) -> bool {
+        !matches!(self, TopologyKind::Dragonfly | TopologyKind::Graph)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,6 +62,21 @@ pub struct TopologyConfig {
     /// The network when `kind = "graph"`.
     #[serde(skip_serializing_if = "super::GraphConfig::is_default")]
     pub graph: super::GraphConfig,
+    /// The k-ary n-tree when `kind = "tree"`.
+    #[serde(skip_serializing_if = "super::TreeConfig::is_default")]
+    pub tree: super::TreeConfig,
+    /// The XGFT when `kind = "xgft"`.
+    #[serde(skip_serializing_if = "super::XgftConfig::is_default")]
+    pub xgft: super::XgftConfig,
+    /// The real-life fat tree when `kind = "rlft"`.
+    #[serde(skip_serializing_if = "super::RlftConfig::is_default")]
+    pub rlft: super::RlftConfig,
+    /// The multistage network when `kind = "multistage"`.
+    #[serde(skip_serializing_if = "super::MultistageConfig::is_default")]
+    pub multistage: super::MultistageConfig,
+    /// The Dragonfly+ when `kind = "dragonfly-plus"`.
+    #[serde(skip_serializing_if = "super::DragonflyPlusConfig::is_default")]
+    pub dragonfly_plus: super::DragonflyPlusConfig,
 }
 
 impl Default for TopologyConfig {
@@ -59,6 +92,11 @@ impl Default for TopologyConfig {
             global_latency: 100,
             terminal_latency: 1,
             graph: super::GraphConfig::default(),
+            tree: Default::default(),
+            xgft: Default::default(),
+            rlft: Default::default(),
+            multistage: Default::default(),
+            dragonfly_plus: Default::default(),
         }
     }
 }
@@ -74,6 +112,59 @@ impl TopologyConfig {
 }
 
 impl TopologyConfig {
+    /// Validation of a generated topology: its own table, the link latency it uses, then
+    /// the graph it builds (connectivity, port counts).
+    pub fn validate_generated(&self) -> Result<(), ConfigError> {
+        match self.kind {
+            TopologyKind::Tree => self.tree.validate()?,
+            TopologyKind::Xgft => self.xgft.validate()?,
+            TopologyKind::Rlft => self.rlft.validate()?,
+            TopologyKind::Multistage => self.multistage.validate()?,
+            TopologyKind::DragonflyPlus => self.dragonfly_plus.validate()?,
+            TopologyKind::Dragonfly | TopologyKind::Graph => return Ok(()),
+        }
+        if self.local_latency == 0 || self.local_latency > 100_000 {
+            return Err(field_err(
+                "topology.local_latency",
+                format!(
+                    "{} cycles is out of range: allowed 1..=100000 (the latency of every switch-to-switch link)",
+                    self.local_latency
+                ),
+            ));
+        }
+        if self.kind == TopologyKind::DragonflyPlus
+            && (self.global_latency == 0 || self.global_latency > 100_000)
+        {
+            return Err(field_err(
+                "topology.global_latency",
+                format!(
+                    "{} cycles is out of range: allowed 1..=100000 (the latency of every global link)",
+                    self.global_latency
+                ),
+            ));
+        }
+        if let Some(g) = crate::topology::generated(self) {
+            g.graph.validate()?;
+        }
+        Ok(())
+    }
+
+    /// Nodes of a generated topology or a graph (None for the dragonfly).
+    pub fn flat_nodes(&self) -> Option<usize> {
+        match self.kind {
+            TopologyKind::Dragonfly => None,
+            TopologyKind::Graph => Some(self.graph.hosts.len()),
+            TopologyKind::Tree => Some((self.tree.k as usize).pow(self.tree.n)),
+            TopologyKind::Xgft => Some(self.xgft.m.iter().map(|&m| m as usize).product()),
+            TopologyKind::Rlft => Some((self.rlft.leaves * self.rlft.hosts) as usize),
+            TopologyKind::Multistage => Some(self.multistage.hosts as usize),
+            TopologyKind::DragonflyPlus => {
+                let d = &self.dragonfly_plus;
+                Some(d.num_groups() as usize * d.leaves as usize * d.hosts as usize)
+            }
+        }
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.p == 0 {
             return Err(field_err(

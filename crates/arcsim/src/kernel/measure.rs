@@ -67,8 +67,21 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         let any = c.delivered_in_window > 0;
         let per_packet = |sum: f64| any.then(|| sum / n);
         let max_hops = c.hops.iter().rposition(|&x| x > 0).unwrap_or(0);
-        let inj: Vec<f64> = c.injected_per_router.iter().map(|&x| x as f64).collect();
-        let acc: Vec<f64> = c.accepted_per_router.iter().map(|&x| x as f64).collect();
+        // Fairness among the switches that have nodes (all of them on the dragonfly; the
+        // upper levels of a fat tree have none and would count as starved).
+        let mut with_nodes = vec![false; k.net.num_routers()];
+        for &(s, _) in &k.net.attach {
+            with_nodes[s as usize] = true;
+        }
+        let of_switches_with_nodes = |v: &[u64]| -> Vec<f64> {
+            v.iter()
+                .zip(&with_nodes)
+                .filter(|(_, &w)| w)
+                .map(|(&x, _)| x as f64)
+                .collect()
+        };
+        let inj = of_switches_with_nodes(&c.injected_per_router);
+        let acc = of_switches_with_nodes(&c.accepted_per_router);
         let per_group = |v: &[f64]| -> Vec<f64> {
             v.chunks(self.group_size.max(1))
                 .map(|ch| ch.iter().sum())

@@ -233,7 +233,7 @@ impl Kernel {
             return self.net.attach[pkt.dst as usize].1;
         }
         let ports = self.route.ports_towards(s, pkt.dst_switch as usize);
-        ports[pkt.dst as usize % ports.len()]
+        ports[self.route.first_choice(s, pkt.src, pkt.dst, ports.len())]
     }
 
     /// A packet's head reaches input VC `vc`: account for its space and pause the sender if
@@ -664,8 +664,31 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
                 g: 1,
             };
             let net = g.network();
-            let route = RouteTable::new(&net, VcPolicy::Hops);
+            let route = RouteTable::new(&net, VcPolicy::Hops)
+                .with_selection(&cfg.routing, cfg.simulation.seed, None)
+                .map_err(|message| ConfigError::Field {
+                    field: "routing.selection".into(),
+                    message,
+                })?;
             (net, g.describe(), shape, route)
+        }
+        _ => {
+            let g = crate::topology::generated(&cfg.topology).expect("a generated topology");
+            let shape = Shape {
+                p: g.graph.hosts.len(),
+                a: 1,
+                g: 1,
+            };
+            let net = g.network();
+            // Shortest paths on fat trees and multistage networks go up, then down: free
+            // of deadlock on one VC.
+            let route = RouteTable::new(&net, VcPolicy::UpDown)
+                .with_selection(&cfg.routing, cfg.simulation.seed, Some(&g))
+                .map_err(|message| ConfigError::Field {
+                    field: "routing.selection".into(),
+                    message,
+                })?;
+            (net, g.describe, shape, route)
         }
     };
     match cfg.switch.kind {
@@ -681,7 +704,10 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
                 offered: cfg.traffic.load,
                 describe: format!("{describe}, CIOQ speedup {}", cfg.switch.speedup),
                 pattern_name: measure::describe_traffic(cfg),
-                routing_name: "min".into(),
+                routing_name: match cfg.routing.selection {
+                    crate::config::Selection::Adaptive => "min".into(),
+                    s => format!("min, {}", s.name()),
+                },
                 k: kernel,
                 sw,
                 mech: m,
@@ -738,7 +764,7 @@ impl Kernel {
         }
         // Control packets take as many VCs again, after the data VCs.
         let copies = if control { 2 } else { 1 };
-        if scheme != QueueScheme::Vc && !route::acyclic(&net) {
+        if scheme != QueueScheme::Vc && route.policy != VcPolicy::UpDown && !route::acyclic(&net) {
             return Err(ConfigError::Field {
                 field: "switch.queues".into(),
                 message: "4Q and virtual output queues give packets no deadlock-free order, and \

@@ -17,6 +17,24 @@ use std::collections::VecDeque;
 pub enum VcPolicy {
     Hops,
     ClassHops,
+    /// Every hop on VC 0: for networks whose shortest paths all go up, then down (fat
+    /// trees, XGFTs, multistage networks), where no channel waits on one of a lower level
+    /// once it has turned down, so one VC is free of deadlock although the switches form
+    /// cycles.
+    UpDown,
+}
+
+/// How the first port to try is chosen among a switch's ports towards a destination.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// Destination node modulo the number of ports.
+    Modulo,
+    /// floor(destination / divisor of the switch) modulo the number of ports.
+    DstDiv,
+    /// The same with the source.
+    SrcDiv,
+    /// A pseudo-random function of (seed, source, destination, switch).
+    Pair(u64),
 }
 
 #[derive(Debug)]
@@ -37,6 +55,12 @@ pub struct RouteTable {
     /// Highest VC of local and global links (set once the VC counts are known): a policy
     /// never asks for more, so that a network whose switches form no cycle runs on one VC.
     pub last_vc: [u8; 2],
+    /// The first port to try, and whether the others may be tried when it cannot take the
+    /// packet (false: deterministic table routing).
+    pub choice: Choice,
+    pub adaptive: bool,
+    /// Per switch, the divisor of `DstDiv` and `SrcDiv`.
+    divisor: Vec<u32>,
 }
 
 impl RouteTable {
@@ -145,6 +169,9 @@ impl RouteTable {
             diameter: 0,
             max_class_hops: [0; 2],
             last_vc: [u8::MAX; 2],
+            choice: Choice::Modulo,
+            adaptive: true,
+            divisor: Vec::new(),
         };
         // The longest path and its class counts, following the first port at each switch
         // (every shortest path has the same length; class counts are the dragonfly's
@@ -166,6 +193,60 @@ impl RouteTable {
             }
         }
         table
+    }
+
+    /// The port selection `routing.selection` names (`seed`, the run's `simulation.seed`, for random paths).
+    /// `topo`: the generated topology's divisors, without which only "adaptive" and
+    /// "random" are possible (an error says so).
+    pub fn with_selection(
+        mut self,
+        cfg: &crate::config::RoutingConfig,
+        seed: u64,
+        topo: Option<&crate::topology::Generated>,
+    ) -> Result<RouteTable, String> {
+        use crate::config::Selection as S;
+        let sel = cfg.selection;
+        let (choice, divisor) = match (sel, topo) {
+            (S::Adaptive, _) => return Ok(self),
+            (S::Random, _) => (Choice::Pair(seed), Vec::new()),
+            (S::DModK, Some(g)) => (Choice::DstDiv, g.divisor_k.clone()),
+            (S::SModK, Some(g)) => (Choice::SrcDiv, g.divisor_k.clone()),
+            (S::DModM, Some(g)) => (Choice::DstDiv, g.divisor_m.clone()),
+            (S::SModM, Some(g)) => (Choice::SrcDiv, g.divisor_m.clone()),
+            (_, None) => {
+                return Err(format!(
+                    "\"{}\" needs a fat tree or multistage network",
+                    sel.name()
+                ))
+            }
+        };
+        self.choice = choice;
+        self.divisor = divisor;
+        self.adaptive = false;
+        Ok(self)
+    }
+
+    /// Index, among the `n` ports of switch `s` towards the destination, of the port a
+    /// packet from node `src` to node `dst` tries first (the only one it may take when the
+    /// routing is not adaptive).
+    #[inline]
+    pub fn first_choice(&self, s: usize, src: u32, dst: u32, n: usize) -> usize {
+        match self.choice {
+            Choice::Modulo => dst as usize % n,
+            Choice::DstDiv => (dst / self.divisor[s]) as usize % n,
+            Choice::SrcDiv => (src / self.divisor[s]) as usize % n,
+            Choice::Pair(seed) => {
+                // SplitMix64's finaliser over the pair and the switch: no table, no state.
+                let mut z = seed
+                    ^ (u64::from(src) << 40)
+                    ^ (u64::from(dst) << 16)
+                    ^ (s as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                z ^= z >> 31;
+                (z % n as u64) as usize
+            }
+        }
     }
 
     /// Output ports of switch `s` on a shortest path to switch `d` (empty when s = d).
@@ -192,6 +273,7 @@ impl RouteTable {
             VcPolicy::Hops => hops,
             VcPolicy::ClassHops if global => global_hops,
             VcPolicy::ClassHops => hops - global_hops,
+            VcPolicy::UpDown => 0,
         };
         vc.min(self.last_vc[global as usize])
     }
@@ -201,6 +283,7 @@ impl RouteTable {
     pub fn vcs_needed(&self, acyclic: bool) -> (u32, u32) {
         match self.policy {
             VcPolicy::Hops if acyclic => (1, 1),
+            VcPolicy::UpDown => (1, 1),
             VcPolicy::Hops => (self.diameter.max(1), self.diameter.max(1)),
             VcPolicy::ClassHops => (self.max_class_hops[0].max(1), self.max_class_hops[1].max(1)),
         }

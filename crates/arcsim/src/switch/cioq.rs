@@ -370,7 +370,10 @@ impl Cioq {
         if n == 1 {
             return take(ports[0] as usize);
         }
-        let start = p.dst as usize % n;
+        let start = k.route.first_choice(s, p.src, p.dst, n);
+        if !k.route.adaptive {
+            return take(ports[start] as usize);
+        }
         let mut wake = u64::MAX;
         for c in 0..n {
             match take(ports[(start + c) % n] as usize) {

@@ -1,14 +1,63 @@
 //! Topologies. A [`Topology`] describes its wiring once, as a [`Network`]: flat tables of
 //! routers, ports and links that the engine simulates without knowing the topology. Routing
 //! algorithms that need the structure (groups, levels) keep a reference to the concrete
-//! topology type instead. Fat trees, MINs and graphs read from a file implement the same trait.
+//! topology type instead. Generated topologies (fat trees, XGFTs, real-life fat trees,
+//! multistage networks) are built as graphs ([`Generated`]).
 
 pub mod dragonfly;
+pub mod dragonfly_plus;
 pub mod escape;
+pub mod fat_tree;
 pub mod graph;
+pub mod multistage;
+pub mod rlft;
 
 pub use dragonfly::Dragonfly;
+pub use dragonfly_plus::DragonflyPlus;
+pub use fat_tree::Xgft;
 pub use graph::Graph;
+pub use multistage::Multistage;
+pub use rlft::Rlft;
+
+/// A topology a generator builds (fat trees, XGFTs, real-life fat trees, multistage
+/// networks): its switches, nodes and links as a [`crate::config::GraphConfig`], and what
+/// table routing needs to know of its structure.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub graph: crate::config::GraphConfig,
+    pub terminal_latency: u32,
+    /// Per switch, the divisor of destination-based table routing: the switch takes the
+    /// port `floor(d / divisor) mod n` of the `n` ports on shortest paths to node `d`
+    /// (d-mod-k; s-mod-k with the source), and with `divisor_m` (d-mod-m, s-mod-m).
+    pub divisor_k: Vec<u32>,
+    pub divisor_m: Vec<u32>,
+    /// Per switch, its level (leaves, or the first stage, 1).
+    pub level: Vec<u32>,
+    pub describe: String,
+}
+
+impl Generated {
+    pub fn network(&self) -> Network {
+        Graph::new(&self.graph, self.terminal_latency).network()
+    }
+}
+
+/// The generated topology a configuration names, or None for the dragonfly and the graph.
+/// The configuration must have been validated.
+pub fn generated(cfg: &crate::config::TopologyConfig) -> Option<Generated> {
+    use crate::config::TopologyKind as K;
+    let (lat, term) = (cfg.local_latency, cfg.terminal_latency);
+    Some(match cfg.kind {
+        K::Dragonfly | K::Graph => return None,
+        K::Tree => Xgft::kary_ntree(cfg.tree.k, cfg.tree.n, lat, term).generate(),
+        K::Xgft => Xgft::new(&cfg.xgft.m, &cfg.xgft.w, lat, term).generate(),
+        K::Rlft => Rlft::new(&cfg.rlft, lat, term).generate(),
+        K::Multistage => Multistage::new(&cfg.multistage, lat, term).generate(),
+        K::DragonflyPlus => {
+            DragonflyPlus::new(&cfg.dragonfly_plus, lat, cfg.global_latency, term).generate()
+        }
+    })
+}
 
 /// What a port connects to; decides buffer size, VC count and latency class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
@@ -100,6 +149,7 @@ pub fn describe(cfg: &crate::config::TopologyConfig) -> String {
         crate::config::TopologyKind::Graph => {
             Graph::new(&cfg.graph, cfg.terminal_latency).describe()
         }
+        _ => generated(cfg).map(|g| g.describe).unwrap_or_default(),
     }
 }
 

@@ -1,0 +1,691 @@
+//! Generated topologies on the general kernel: fat trees (k-ary n-trees, XGFTs), two-level
+//! real-life fat trees, bidirectional multistage networks. Builders (counts, degrees,
+//! symmetric wiring, reachability, the multistage network's hop counts), table routing
+//! (d-mod-k's down-trees, a shift permutation against a colliding one), deadlock freedom
+//! on one VC, and zero-load latency against the sum of the hops.
+
+use arcsim::config::{
+    Config, MultistageConfig, RlftConfig, RoutingConfig, Selection, TopologyConfig, TopologyKind,
+};
+use arcsim::kernel::route::{RouteTable, VcPolicy};
+use arcsim::topology::{generated, Generated, Multistage, Network, PortClass, Rlft, Xgft};
+use std::collections::{HashMap, VecDeque};
+
+fn cfg(text: &str) -> Config {
+    let c = Config::from_toml_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    c.validate().unwrap_or_else(|e| panic!("{e}\n{text}"));
+    c
+}
+
+fn run(text: &str) -> arcsim::RunResult {
+    arcsim::run(&cfg(text)).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+fn error(text: &str) -> String {
+    let c = match Config::from_toml_str(text) {
+        Ok(c) => c,
+        Err(e) => return e.to_string(),
+    };
+    match c.validate() {
+        Err(e) => e.to_string(),
+        Ok(()) => match arcsim::run(&c) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("no error for\n{text}"),
+        },
+    }
+}
+
+/// Switch-to-switch links (each counted once) and the switches' degrees.
+fn links_and_degrees(net: &Network) -> (usize, Vec<usize>) {
+    let mut links = 0;
+    let mut degree = Vec::new();
+    for s in 0..net.num_routers() {
+        degree.push(net.radix(s));
+        for p in 0..net.radix(s) {
+            if net.port(s, p).class == PortClass::Local {
+                links += 1;
+            }
+        }
+    }
+    (links / 2, degree)
+}
+
+/// Switch distances from every switch (breadth-first).
+fn distances(net: &Network) -> Vec<Vec<u32>> {
+    let n = net.num_routers();
+    (0..n)
+        .map(|from| {
+            let mut d = vec![u32::MAX; n];
+            d[from] = 0;
+            let mut q = VecDeque::from([from]);
+            while let Some(s) = q.pop_front() {
+                for p in 0..net.radix(s) {
+                    let i = net.port(s, p);
+                    let link = matches!(i.class, PortClass::Local | PortClass::Global);
+                    if link && d[i.peer as usize] == u32::MAX {
+                        d[i.peer as usize] = d[s] + 1;
+                        q.push_back(i.peer as usize);
+                    }
+                }
+            }
+            d
+        })
+        .collect()
+}
+
+/// Symmetric wiring, and every node reaches every node.
+fn check(g: &Generated) -> Network {
+    g.graph.validate().unwrap();
+    let net = g.network();
+    net.check_wiring().unwrap();
+    let d = distances(&net);
+    for &(a, _) in &net.attach {
+        for &(b, _) in &net.attach {
+            assert_ne!(d[a as usize][b as usize], u32::MAX);
+        }
+    }
+    net
+}
+
+fn topo(kind: TopologyKind, f: impl FnOnce(&mut TopologyConfig)) -> Generated {
+    let mut t = TopologyConfig {
+        kind,
+        ..Default::default()
+    };
+    f(&mut t);
+    t.validate_generated().unwrap();
+    generated(&t).unwrap()
+}
+
+#[test]
+fn xgft_3_322_223_has_levels_of_12_8_8_12_64_links_and_12_top_paths() {
+    let t = Xgft::new(&[3, 2, 2], &[2, 2, 3], 1, 1);
+    let levels: Vec<u64> = (0..=3).map(|i| t.level_size(i)).collect();
+    assert_eq!(levels, [12, 8, 8, 12]);
+    let links: u64 = (0..3).map(|i| t.links_between(i)).sum();
+    assert_eq!(links, 64);
+    // Nodes 0 and 11 differ in x_3: their common ancestors are at the top only.
+    for (a, b) in [(0, 11), (1, 6)] {
+        let (ta, tb) = (t.ancestors(0, a, 3), t.ancestors(0, b, 3));
+        let common = ta.iter().filter(|x| tb.contains(x)).count();
+        assert_eq!(common, 12, "nodes {a} and {b}");
+        let (ma, mb) = (t.ancestors(0, a, 2), t.ancestors(0, b, 2));
+        assert!(!ma.iter().any(|x| mb.contains(x)));
+    }
+    // Nodes with two links to the network are not simulated: the error names w1.
+    let e = error(
+        "[switch]\nkind = \"cioq\"\n[topology]\nkind = \"xgft\"\n[topology.xgft]\nm = [3, 2, 2]\nw = [2, 2, 3]\n",
+    );
+    assert!(e.contains("topology.xgft.w[0]"), "{e}");
+}
+
+#[test]
+fn xgft_2_16_8_1_16_and_a_4_ary_3_tree() {
+    let g = topo(TopologyKind::Xgft, |t| {
+        t.xgft.m = vec![16, 8];
+        t.xgft.w = vec![1, 16];
+    });
+    let net = check(&g);
+    assert_eq!(net.num_terminals(), 128);
+    assert_eq!(net.num_routers(), 24);
+    let (links, degree) = links_and_degrees(&net);
+    assert_eq!(links, 128);
+    assert!(degree[..8].iter().all(|&d| d == 32));
+    assert!(degree[8..].iter().all(|&d| d == 8));
+
+    let g = topo(TopologyKind::Tree, |t| {
+        t.tree.k = 4;
+        t.tree.n = 3;
+    });
+    let net = check(&g);
+    assert_eq!(net.num_terminals(), 64);
+    assert_eq!(net.num_routers(), 48);
+    let (links, degree) = links_and_degrees(&net);
+    assert_eq!(links, 2 * 16 * 4);
+    assert!(degree[..32].iter().all(|&d| d == 8));
+    assert!(degree[32..].iter().all(|&d| d == 4));
+    // Nodes of different halves of the tree meet at the top: 2·3 - 1 = 5 switches apart,
+    // with k^(n-1) = 16 shortest paths.
+    let d = distances(&net);
+    assert_eq!(d[0][15], 4);
+    assert_eq!(d[0][1], 2);
+}
+
+#[test]
+fn real_life_fat_trees_k_ary_c1_c2_and_4l() {
+    for k in 2..=4u32 {
+        let g = Rlft::new(&Rlft::k_ary(k), 1, 1).generate();
+        let net = check(&g);
+        assert_eq!(net.num_terminals() as u32, 2 * k * k);
+        assert_eq!(net.num_routers() as u32, 3 * k);
+        let (links, degree) = links_and_degrees(&net);
+        assert_eq!(links as u32, 2 * k * k);
+        assert!(
+            degree.iter().all(|&d| d as u32 == 2 * k),
+            "K = {k}: {degree:?}"
+        );
+    }
+    let net = check(&Rlft::new(&Rlft::c1(), 1, 1).generate());
+    assert_eq!((net.num_terminals(), net.num_routers()), (6, 2));
+    assert_eq!(links_and_degrees(&net), (2, vec![5, 5]));
+    let net = check(&Rlft::new(&Rlft::c2(1), 1, 1).generate());
+    assert_eq!((net.num_terminals(), net.num_routers()), (12, 6));
+    assert_eq!(links_and_degrees(&net), (8, vec![5, 5, 5, 5, 4, 4]));
+    let net = check(&Rlft::new(&Rlft::c2(2), 1, 1).generate());
+    assert_eq!(links_and_degrees(&net), (16, vec![7, 7, 7, 7, 8, 8]));
+    // C2 4L: a leaf's four uplinks are all on shortest paths to another leaf.
+    let t = RouteTable::new(&net, VcPolicy::UpDown);
+    assert_eq!(t.ports_towards(0, 1), &[3, 4, 5, 6]);
+    assert_eq!(t.ports_towards(4, 1).len(), 2);
+    let e = error("[switch]\nkind = \"cioq\"\n[topology]\nkind = \"rlft\"\n[topology.rlft]\nleaves = 3\nhosts = 2\nroots = 0\n");
+    assert!(e.contains("topology.rlft.roots"), "{e}");
+}
+
+#[test]
+fn multistage_networks_of_the_recn_paper_and_their_hop_counts() {
+    let want: [(u32, usize, u32, &[u64]); 3] = [
+        (64, 48, 3, &[192, 768, 3072]),
+        (256, 256, 4, &[768, 3072, 12288, 49152]),
+        (512, 640, 5, &[1536, 6144, 24576, 98304, 131072]),
+    ];
+    for (hosts, switches, stages, hops) in want {
+        let m = Multistage::new(&MultistageConfig { hosts, radix: 8 }, 1, 1);
+        assert_eq!(m.stages(), stages);
+        let g = m.generate();
+        let net = check(&g);
+        assert_eq!(net.num_routers(), switches, "{hosts} nodes");
+        let per = switches / stages as usize;
+        let (_, degree) = links_and_degrees(&net);
+        for (s, &d) in degree.iter().enumerate() {
+            // The last stage's up ports are not wired.
+            let want = if s >= switches - per { 4 } else { 8 };
+            assert_eq!(d, want, "{hosts} nodes, switch {s}");
+        }
+        // Switches crossed by the shortest route, over all ordered pairs of nodes.
+        let d = distances(&net);
+        let mut count = vec![0u64; hops.len()];
+        for a in 0..hosts as usize {
+            for b in (0..hosts as usize).filter(|&b| b != a) {
+                let crossed = d[net.attach[a].0 as usize][net.attach[b].0 as usize] + 1;
+                count[(crossed as usize - 1) / 2] += 1;
+            }
+        }
+        assert_eq!(count, hops, "{hosts} nodes");
+    }
+}
+
+/// The path a deterministic table routing gives from node `src` to node `dst`: the
+/// (switch, output port) of each hop.
+fn path(net: &Network, t: &RouteTable, src: u32, dst: u32) -> Vec<(usize, u16)> {
+    let target = net.attach[dst as usize].0 as usize;
+    let mut at = net.attach[src as usize].0 as usize;
+    let mut out = Vec::new();
+    while at != target {
+        let ports = t.ports_towards(at, target);
+        let p = ports[t.first_choice(at, src, dst, ports.len())];
+        out.push((at, p));
+        at = net.port(at, p as usize).peer as usize;
+        assert!(out.len() < 64, "routing loop");
+    }
+    out
+}
+
+fn table(g: &Generated, net: &Network, selection: Selection) -> RouteTable {
+    let r = RoutingConfig {
+        selection,
+        ..Default::default()
+    };
+    RouteTable::new(net, VcPolicy::UpDown)
+        .with_selection(&r, 1, Some(g))
+        .unwrap()
+}
+
+#[test]
+fn d_mod_k_routes_every_destination_through_a_single_down_tree() {
+    let gens = [
+        topo(TopologyKind::Tree, |t| {
+            t.tree.k = 4;
+            t.tree.n = 3;
+        }),
+        topo(TopologyKind::Xgft, |t| {
+            t.xgft.m = vec![16, 8];
+            t.xgft.w = vec![1, 16];
+        }),
+        topo(TopologyKind::Xgft, |t| {
+            t.xgft.m = vec![2, 3, 4];
+            t.xgft.w = vec![1, 2, 3];
+        }),
+        Rlft::new(&Rlft::k_ary(3), 1, 1).generate(),
+        Rlft::new(&Rlft::c2(2), 1, 1).generate(),
+        Multistage::new(
+            &MultistageConfig {
+                hosts: 64,
+                radix: 8,
+            },
+            1,
+            1,
+        )
+        .generate(),
+        Multistage::new(
+            &MultistageConfig {
+                hosts: 256,
+                radix: 8,
+            },
+            1,
+            1,
+        )
+        .generate(),
+        Multistage::new(
+            &MultistageConfig {
+                hosts: 512,
+                radix: 8,
+            },
+            1,
+            1,
+        )
+        .generate(),
+    ];
+    for g in &gens {
+        let net = g.network();
+        let n = net.num_terminals() as u32;
+        for sel in [Selection::DModK, Selection::DModM] {
+            let t = table(g, &net, sel);
+            // Per destination, the one port each switch forwards it on.
+            let mut out: HashMap<(u32, usize), u16> = HashMap::new();
+            // Load on each (switch, port) under all-to-all traffic.
+            let mut load: HashMap<(usize, u16), u64> = HashMap::new();
+            for dst in 0..n {
+                for src in (0..n).filter(|&s| s != dst) {
+                    for (s, p) in path(&net, &t, src, dst) {
+                        let prev = out.insert((dst, s), p);
+                        assert!(
+                            prev.is_none() || prev == Some(p),
+                            "{} {sel:?}: destination {dst} leaves switch {s} on two ports",
+                            g.describe
+                        );
+                        *load.entry((s, p)).or_default() += 1;
+                    }
+                }
+            }
+            if g.describe.contains("multistage") && sel == Selection::DModK {
+                // The RECN spec's balance: every link of a stage and direction carries the
+                // same number of pairs.
+                let mut by_level: HashMap<(u32, bool), Vec<u64>> = HashMap::new();
+                for (&(s, p), &c) in &load {
+                    let up = p >= 4;
+                    by_level.entry((g.level[s], up)).or_default().push(c);
+                }
+                for (k, v) in by_level {
+                    assert!(v.iter().all(|&c| c == v[0]), "{}: {k:?} {v:?}", g.describe);
+                }
+            }
+        }
+        // s-mod-k and random reach every destination too.
+        for sel in [Selection::SModK, Selection::SModM, Selection::Random] {
+            let t = table(g, &net, sel);
+            for dst in (0..n).step_by(7) {
+                for src in (0..n).filter(|&s| s != dst).step_by(5) {
+                    path(&net, &t, src, dst);
+                }
+            }
+        }
+    }
+}
+
+/// A 4-ary n-tree on the kernel, links of 1 cycle, packets of 4 phits.
+fn tree_run(n: u32, selection: &str, rest: &str) -> arcsim::RunResult {
+    run(&format!(
+        "[switch]
+kind = \"cioq\"
+[topology]
+kind = \"tree\"
+local_latency = 1
+[topology.tree]
+k = 4
+n = {n}
+[routing]
+selection = \"{selection}\"
+[router]
+packet_length = 4
+buffer_local = 32
+buffer_injection = 32
+vcs_local = 1
+[simulation]
+warmup_cycles = 2000
+measure_cycles = 10000
+{rest}"
+    ))
+}
+
+#[test]
+fn a_shift_runs_at_full_throughput_under_d_mod_k_and_a_colliding_permutation_does_not() {
+    // A shift by 20 on a 4-ary 3-tree: d-mod-k gives every flow its own links.
+    let r = tree_run(
+        3,
+        "d-mod-k",
+        "[traffic]\npattern = \"shift\"\noffset = 20\nload = 1.0\n",
+    );
+    assert!(r.accepted_load > 0.97, "shift: {}", r.accepted_load);
+    // Fairness counts the leaves only (the upper switches have no nodes to be starved).
+    assert_eq!(
+        r.per_router.injected.min,
+        r.per_router.injected.min.max(1.0)
+    );
+    assert!(
+        r.per_router.injected.jain > 0.99,
+        "{:?}",
+        r.per_router.injected
+    );
+    // Nodes 0..3 (one leaf) to 16, 32, 48 and 20: every destination is 0 mod 4, so d-mod-k
+    // sends all four up the leaf's first up link, a quarter each.
+    let flows = "[traffic]\nload = 0.0\n[[flows]]\nsrc = 0\ndst = 16\n[[flows]]\nsrc = 1\ndst = 32\n[[flows]]\nsrc = 2\ndst = 48\n[[flows]]\nsrc = 3\ndst = 20\n";
+    let r = tree_run(3, "d-mod-k", flows);
+    for f in &r.flows {
+        assert!(
+            (f.throughput - 0.25).abs() < 0.02,
+            "collide: {}",
+            f.throughput
+        );
+    }
+    // Adaptive routing spreads them over the four up links.
+    let r = tree_run(3, "adaptive", flows);
+    for f in &r.flows {
+        assert!(f.throughput > 0.95, "adaptive: {}", f.throughput);
+    }
+}
+
+#[test]
+fn saturating_uniform_traffic_on_one_vc_does_not_deadlock() {
+    // Shortest paths on these networks go up, then down: one VC is enough, although their
+    // switches form cycles (the general rule would ask for as many VCs as hops).
+    for topology in [
+        "kind = \"tree\"\n[topology.tree]\nk = 4\nn = 3\n",
+        "kind = \"xgft\"\n[topology.xgft]\nm = [4, 4, 4]\nw = [1, 2, 4]\n",
+        "kind = \"rlft\"\n[topology.rlft]\nleaves = 4\nhosts = 3\nroots = 2\nparallel = 2\n",
+        "kind = \"multistage\"\n[topology.multistage]\nhosts = 64\n",
+    ] {
+        for selection in ["adaptive", "d-mod-k", "random"] {
+            let text = format!(
+                "[switch]
+kind = \"cioq\"
+[topology]
+local_latency = 2
+{topology}
+[routing]
+selection = \"{selection}\"
+[router]
+packet_length = 4
+buffer_local = 16
+buffer_injection = 16
+vcs_local = 1
+[traffic]
+load = 1.0
+[simulation]
+warmup_cycles = 1000
+measure_cycles = 5000
+watchdog_cycles = 500
+"
+            );
+            let r = run(&text);
+            assert!(
+                r.accepted_load > 0.2,
+                "{topology} {selection}: {}",
+                r.accepted_load
+            );
+        }
+    }
+    // 4Q queues (the RECN paper's) are accepted on the multistage network too.
+    let r = run("[switch]\nkind = \"cioq\"\nqueues = \"four-q\"\n[topology]\nkind = \"multistage\"\n[topology.multistage]\nhosts = 64\n[router]\npacket_length = 4\nbuffer_local = 64\nbuffer_injection = 64\n[traffic]\nload = 1.0\n[simulation]\nwarmup_cycles = 1000\nmeasure_cycles = 3000\nwatchdog_cycles = 500\n");
+    assert!(r.accepted_load > 0.2);
+}
+
+#[test]
+fn zero_load_latency_is_the_sum_of_the_hops_on_every_topology() {
+    // One packet of 8 phits between the two nodes farthest apart: node links of 2 cycles,
+    // switch links of 5, switch latency 3 (docs/kernel.md's formula).
+    let (len, sw, term, link) = (8u64, 3u64, 2u64, 5u64);
+    for (topology, src, dst, switches) in [
+        ("kind = \"tree\"\n[topology.tree]\nk = 4\nn = 3\n", 0, 63, 5),
+        (
+            "kind = \"xgft\"\n[topology.xgft]\nm = [16, 8]\nw = [1, 16]\n",
+            0,
+            127,
+            3,
+        ),
+        (
+            "kind = \"rlft\"\n[topology.rlft]\nleaves = 2\nhosts = 3\nroots = 0\nparallel = 2\n",
+            0,
+            5,
+            2,
+        ),
+        (
+            "kind = \"rlft\"\n[topology.rlft]\nleaves = 4\nhosts = 3\nroots = 2\n",
+            0,
+            11,
+            3,
+        ),
+        (
+            "kind = \"multistage\"\n[topology.multistage]\nhosts = 512\n",
+            0,
+            511,
+            9,
+        ),
+        (
+            "kind = \"multistage\"\n[topology.multistage]\nhosts = 64\n",
+            0,
+            1,
+            1,
+        ),
+    ] {
+        let text = format!(
+            "[switch]
+kind = \"cioq\"
+latency = {sw}
+[topology]
+terminal_latency = {term}
+local_latency = {link}
+{topology}
+[router]
+packet_length = {len}
+[traffic]
+load = 0.0
+[[flows]]
+src = {src}
+dst = {dst}
+size = {len}
+start = 100
+[simulation]
+warmup_cycles = 0
+measure_cycles = 2000
+"
+        );
+        let r = run(&text);
+        let want = term + switches * (len + sw) + (switches - 1) * link + term + len - 1;
+        assert_eq!(
+            r.flows[0].message_latency_mean,
+            Some(want as f64),
+            "{topology}"
+        );
+        assert_eq!(r.hops.mean, (switches - 1) as f64, "{topology}");
+    }
+}
+
+#[test]
+fn bad_topology_keys_name_the_field() {
+    let base = "[switch]\nkind = \"cioq\"\n[topology]\n";
+    for (text, field) in [
+        ("kind = \"tree\"\n[topology.tree]\nk = 1\nn = 2\n", "topology.tree.k"),
+        ("kind = \"tree\"\n[topology.tree]\nk = 4\nn = 0\n", "topology.tree.n"),
+        ("kind = \"xgft\"\n[topology.xgft]\nm = [2, 2]\nw = [1]\n", "topology.xgft.w"),
+        ("kind = \"xgft\"\n[topology.xgft]\nm = [2, 0]\nw = [1, 2]\n", "topology.xgft.m[1]"),
+        ("kind = \"rlft\"\n[topology.rlft]\nleaves = 4\nhosts = 0\nroots = 2\n", "topology.rlft.hosts"),
+        ("kind = \"multistage\"\n[topology.multistage]\nhosts = 100\n", "topology.multistage.hosts"),
+        ("kind = \"multistage\"\n[topology.multistage]\nhosts = 64\nradix = 6\n", "topology.multistage.radix"),
+        ("kind = \"graph\"\n[topology.graph]\nswitches = 1\nhosts = [0, 0]\n[routing]\nselection = \"d-mod-k\"\n", "routing.selection"),
+    ] {
+        let e = error(&format!("{base}{text}"));
+        assert!(e.contains(field), "{field}: {e}");
+    }
+    let e = error("[switch]\nkind = \"cioq\"\n[routing]\nselection = \"random\"\n");
+    assert!(e.contains("routing.selection"), "{e}");
+    // The input-queued engine refuses them.
+    let e = error("[topology]\nkind = \"tree\"\n[topology.tree]\nk = 2\nn = 2\n");
+    assert!(e.contains("topology.kind"), "{e}");
+    let _ = RlftConfig::default();
+}
+
+#[test]
+fn the_example_files_run() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    for name in [
+        "fat_tree_dmodk.toml",
+        "rlft_c2_hotspot.toml",
+        "multistage_recn.toml",
+    ] {
+        let text = std::fs::read_to_string(root.join(name)).unwrap();
+        let mut c = cfg(&text);
+        c.simulation.warmup_cycles = 500;
+        c.simulation.measure_cycles = 2000;
+        let r = arcsim::run(&c).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(r.packets.delivered > 0, "{name}");
+    }
+}
+
+#[test]
+fn dragonfly_plus_counts_wiring_latency_and_one_vc() {
+    use arcsim::config::DragonflyPlusConfig;
+    use arcsim::topology::DragonflyPlus;
+    for (groups, pairs) in [(0, 1), (9, 2), (5, 4)] {
+        let c = DragonflyPlusConfig {
+            leaves: 4,
+            spines: 4,
+            hosts: 3,
+            global: 4,
+            groups,
+        };
+        let g = DragonflyPlus::new(&c, 1, 10, 1).generate();
+        let net = check(&g);
+        let ng = c.num_groups() as usize;
+        assert_eq!(net.num_terminals(), ng * 12);
+        assert_eq!(net.num_routers(), ng * 8);
+        let mut global = 0;
+        let mut between = HashMap::new();
+        for s in 0..net.num_routers() {
+            for p in 0..net.radix(s) {
+                let i = net.port(s, p);
+                if i.class == PortClass::Global {
+                    global += 1;
+                    *between.entry((s / 8, i.peer as usize / 8)).or_insert(0) += 1;
+                }
+            }
+        }
+        // Every pair of groups is joined by the same number of global links.
+        assert_eq!(global / 2, ng * (ng - 1) / 2 * pairs, "{groups} groups");
+        assert!(between.values().all(|&n| n == pairs));
+        // Leaves of different groups are 3 switch hops apart.
+        let d = distances(&net);
+        assert_eq!(d[0][8], 3);
+        assert_eq!(d[0][1], 2);
+    }
+    let topology = "kind = \"dragonfly-plus\"\n[topology.dragonfly_plus]\nleaves = 4\nspines = 4\nhosts = 3\nglobal = 4\ngroups = 9\n";
+    // Zero load: node 0 (group 0) to node 107 (group 8): leaf, spine, spine, leaf.
+    let r = run(&format!(
+        "[switch]\nkind = \"cioq\"\nlatency = 3\n[topology]\nterminal_latency = 2\nlocal_latency = 5\nglobal_latency = 20\n{topology}[router]\npacket_length = 8\n[traffic]\nload = 0.0\n[[flows]]\nsrc = 0\ndst = 107\nsize = 8\nstart = 100\n[simulation]\nwarmup_cycles = 0\nmeasure_cycles = 2000\n"
+    ));
+    let want = 2 + 4 * (8 + 3) + (5 + 20 + 5) + 2 + 7;
+    assert_eq!(r.flows[0].message_latency_mean, Some(want as f64));
+    // Saturating uniform traffic on one VC: no deadlock.
+    for selection in ["adaptive", "random"] {
+        let r = run(&format!(
+            "[switch]\nkind = \"cioq\"\n[topology]\nlocal_latency = 2\nglobal_latency = 5\n{topology}[routing]\nselection = \"{selection}\"\n[router]\npacket_length = 4\nbuffer_local = 16\nbuffer_global = 32\nbuffer_injection = 16\nvcs_local = 1\nvcs_global = 1\n[traffic]\nload = 1.0\n[simulation]\nwarmup_cycles = 1000\nmeasure_cycles = 5000\nwatchdog_cycles = 500\n"
+        ));
+        assert!(r.accepted_load > 0.2, "{selection}: {}", r.accepted_load);
+    }
+    let e = error("[switch]\nkind = \"cioq\"\n[topology]\nkind = \"dragonfly-plus\"\n[topology.dragonfly_plus]\nleaves = 4\nspines = 2\nhosts = 3\nglobal = 2\ngroups = 6\n");
+    assert!(e.contains("topology.dragonfly_plus.groups"), "{e}");
+}
+
+/// Table II of the InfiniBand adaptive-routing paper: on the K-ary two-level RLFT, the
+/// ingress ports whose packets may leave by each egress port (shortest paths only), split
+/// into ports on links from above (uplinks) and from below (downlinks: nodes, or leaves at
+/// a root), for deterministic routing (d-mod-k) and adaptive routing (every shortest path).
+#[test]
+fn ingress_ports_per_egress_on_a_k_ary_rlft_give_the_infiniband_papers_table_ii() {
+    use std::collections::{BTreeMap, BTreeSet};
+    for k in 2..=4u32 {
+        let g = Rlft::new(&Rlft::k_ary(k), 1, 1).generate();
+        let net = g.network();
+        let leaves = 2 * k as usize;
+        let det = table(&g, &net, Selection::DModK);
+        for adaptive in [false, true] {
+            // (switch, egress) -> the ingress ports that feed it.
+            let mut feeds: BTreeMap<(usize, usize), BTreeSet<usize>> = BTreeMap::new();
+            let n = net.num_terminals() as u32;
+            for src in 0..n {
+                for dst in (0..n).filter(|&d| d != src) {
+                    let (s0, p0) = net.attach[src as usize];
+                    let target = net.attach[dst as usize].0 as usize;
+                    // Depth-first over the paths: (switch, ingress port).
+                    let mut stack = vec![(s0 as usize, p0 as usize)];
+                    while let Some((s, inp)) = stack.pop() {
+                        if s == target {
+                            let out = net.attach[dst as usize].1 as usize;
+                            feeds.entry((s, out)).or_default().insert(inp);
+                            continue;
+                        }
+                        let ports = det.ports_towards(s, target);
+                        let take: Vec<u16> = if adaptive {
+                            ports.to_vec()
+                        } else {
+                            vec![ports[det.first_choice(s, src, dst, ports.len())]]
+                        };
+                        for p in take {
+                            feeds.entry((s, p as usize)).or_default().insert(inp);
+                            let i = net.port(s, p as usize);
+                            stack.push((i.peer as usize, i.peer_port as usize));
+                        }
+                    }
+                }
+            }
+            // Per egress kind: the set of (total, uplinks, downlinks) over its ports.
+            let mut rows: BTreeMap<&str, BTreeSet<(usize, usize, usize)>> = BTreeMap::new();
+            for (&(s, out), ins) in &feeds {
+                let leaf = s < leaves;
+                let kind = match (leaf, net.port(s, out).class) {
+                    (true, PortClass::Terminal) => "S1D",
+                    (true, _) => "S1U",
+                    (false, _) => "S2D",
+                };
+                // At a leaf, ports from roots are uplinks; at a root every port is from below.
+                let up = ins
+                    .iter()
+                    .filter(|&&i| leaf && net.port(s, i).class == PortClass::Local)
+                    .count();
+                rows.entry(kind)
+                    .or_default()
+                    .insert((ins.len(), up, ins.len() - up));
+            }
+            let k = k as usize;
+            let want: [(&str, (usize, usize, usize)); 3] = if adaptive {
+                [
+                    ("S1D", (2 * k - 1, k, k - 1)),
+                    ("S1U", (k, 0, k)),
+                    ("S2D", (2 * k - 1, 0, 2 * k - 1)),
+                ]
+            } else {
+                [
+                    ("S1D", (k, 1, k - 1)),
+                    ("S1U", (k, 0, k)),
+                    ("S2D", (2 * k - 1, 0, 2 * k - 1)),
+                ]
+            };
+            for (kind, row) in want {
+                assert_eq!(
+                    rows[kind],
+                    BTreeSet::from([row]),
+                    "K = {k}, adaptive {adaptive}, {kind}"
+                );
+            }
+        }
+    }
+}
