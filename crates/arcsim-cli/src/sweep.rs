@@ -56,6 +56,9 @@ pub struct SweepPoint {
     /// Why the point has no result: one of its simulations failed (a deadlock, a burst not
     /// consumed in time); `result` then holds no run, only the offered load.
     pub failure: Option<String>,
+    /// What a reader should not take at face value in its runs
+    /// (`arcsim::stats::sanity::warnings`, as `arcsim run` reports them).
+    pub warnings: Vec<String>,
     pub result: Repeated,
 }
 
@@ -154,6 +157,8 @@ impl Serialize for SweepPoint {
             varied: &'a [(String, String)],
             overrides: &'a [String],
             settings: &'a Settings,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            warnings: &'a [String],
             #[serde(flatten)]
             result: &'a Repeated,
         }
@@ -175,6 +180,7 @@ impl Serialize for SweepPoint {
                 varied: &self.varied,
                 overrides: &self.overrides,
                 settings: &self.settings,
+                warnings: &self.warnings,
                 result: &self.result,
             }
             .serialize(s),
@@ -537,14 +543,29 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
         for load in loads.iter() {
             let n = reps.next().expect("one repetition count per point");
             let settings = Settings::of(&jobs[first_job]);
+            let start = first_job;
             first_job += n;
             let mut overrides = sets.clone();
             overrides.push(format!("traffic.load={load}"));
             let mut runs = Vec::with_capacity(n);
             let mut failures = Vec::new();
+            let mut warnings: Vec<String> = Vec::new();
             for k in 0..n {
                 match iter.next().expect("one result per job") {
-                    Ok(r) => runs.push(r),
+                    Ok(r) => {
+                        // What a reader should not take at face value, as `run` says it.
+                        for w in arcsim::stats::sanity::warnings(&jobs[start + k], &r) {
+                            let w = if n > 1 {
+                                format!("seed {}: {w}", r.seed)
+                            } else {
+                                w
+                            };
+                            if !warnings.contains(&w) {
+                                warnings.push(w);
+                            }
+                        }
+                        runs.push(r)
+                    }
                     Err(e) if n > 1 => failures.push(format!("seed {} of {n}: {e}", k + 1)),
                     Err(e) => failures.push(e),
                 }
@@ -558,12 +579,16 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
                     ..Repeated::of(Vec::new())
                 },
             };
+            for w in &warnings {
+                eprintln!("arcsim: warning: {label} at load {load}: {w}");
+            }
             points.push(SweepPoint {
                 curve: label.clone(),
                 varied: varied_pairs(sets),
                 overrides,
                 settings,
                 failure,
+                warnings,
                 result,
             });
         }

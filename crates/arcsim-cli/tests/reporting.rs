@@ -433,3 +433,40 @@ fn traced_hops_add_up_to_the_latency_and_tracing_changes_nothing() {
         "{kinds:?}"
     );
 }
+
+#[test]
+fn a_sweep_says_what_its_points_should_not_be_taken_for() {
+    // A window of 20 cycles on the small network: shorter than 100 packet times, and too
+    // few packets delivered at the low load. Each point's warnings are printed with the
+    // point named, and kept in sweep.json.
+    let dir = temp_dir("sweep-warnings");
+    let out = arcsim(
+        &dir,
+        &[
+            "sweep",
+            "--set",
+            "topology.p=2",
+            "--set",
+            "topology.a=4",
+            "--set",
+            "topology.h=2",
+            "--set",
+            "simulation.warmup_cycles=100",
+            "--set",
+            "simulation.measure_cycles=20",
+            "--load",
+            "0.1,0.3",
+            "--out",
+            "out",
+        ],
+    );
+    assert_success(&out, "arcsim sweep");
+    let err = text(&out.stderr);
+    assert!(err.contains("warning: default at load 0.1:"), "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/sweep.json")).unwrap())
+            .unwrap();
+    let warnings = json["points"][0]["warnings"].as_array().expect("warnings");
+    assert!(!warnings.is_empty(), "{json}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -66,6 +66,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     overrides: vec![format!("traffic.load={load}")],
                     settings: Settings::of(&job.cfg),
                     failure: None,
+                    warnings: Vec::new(),
                     result: rep,
                 });
             }
