@@ -14,6 +14,7 @@ pub mod prefetch;
 pub mod rng;
 pub mod router;
 pub mod routing;
+pub mod slab;
 pub mod stats;
 pub mod switch;
 pub mod topology;

@@ -67,42 +67,5 @@ impl Packet {
 
 pub const NO_TIME: u32 = u32::MAX;
 
-/// Slab of packets with a free list.
-#[derive(Debug, Default)]
-pub struct PacketPool {
-    slots: Vec<Packet>,
-    free: Vec<u32>,
-}
-
-impl PacketPool {
-    #[inline]
-    pub fn alloc(&mut self, p: Packet) -> u32 {
-        if let Some(id) = self.free.pop() {
-            self.slots[id as usize] = p;
-            id
-        } else {
-            self.slots.push(p);
-            (self.slots.len() - 1) as u32
-        }
-    }
-    #[inline]
-    pub fn release(&mut self, id: u32) {
-        self.free.push(id);
-    }
-    #[inline]
-    pub fn get(&self, id: u32) -> &Packet {
-        &self.slots[id as usize]
-    }
-    #[inline]
-    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
-        &mut self.slots[id as usize]
-    }
-    /// Packets currently allocated.
-    pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
-    }
-    /// High-water mark of simultaneously live packets.
-    pub fn capacity_used(&self) -> usize {
-        self.slots.len()
-    }
-}
+/// The slab of packets.
+pub type PacketPool = crate::slab::Slab<Packet>;

@@ -1096,7 +1096,7 @@ impl<S: Switch, M: Mechanism> Simulator for Sim<S, M> {
     }
 
     fn audit(&self) -> Audit {
-        let mut seen = vec![false; self.k.pool.high_water()];
+        let mut seen = vec![false; self.k.pool.capacity_used()];
         let (mut dup, mut in_buffers, mut on_links) = (0u64, 0u64, 0u64);
         let mut mark = |id: u32, seen: &mut Vec<bool>| {
             if std::mem::replace(&mut seen[id as usize], true) {

@@ -1,5 +1,5 @@
-//! The kernel's packet record and its pool. Packets live in one slab and are referred to by
-//! `u32` index, so moving a packet never allocates.
+//! The kernel's packet record. Packets live in one slab ([`crate::slab::Slab`]) and are
+//! referred to by `u32` index, so moving a packet never allocates.
 
 /// What a packet is. Control packets (congestion notifications and the like) come from the
 /// same pool and take link bandwidth like data.
@@ -46,40 +46,5 @@ pub struct Packet {
     pub class: u8,
 }
 
-/// Slab of packets with a free list.
-#[derive(Debug, Default)]
-pub struct Pool {
-    slots: Vec<Packet>,
-    free: Vec<u32>,
-}
-
-impl Pool {
-    #[inline]
-    pub fn alloc(&mut self, p: Packet) -> u32 {
-        if let Some(id) = self.free.pop() {
-            self.slots[id as usize] = p;
-            id
-        } else {
-            self.slots.push(p);
-            (self.slots.len() - 1) as u32
-        }
-    }
-    #[inline]
-    pub fn release(&mut self, id: u32) {
-        self.free.push(id);
-    }
-    #[inline]
-    pub fn get(&self, id: u32) -> &Packet {
-        &self.slots[id as usize]
-    }
-    #[inline]
-    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
-        &mut self.slots[id as usize]
-    }
-    pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
-    }
-    pub fn high_water(&self) -> usize {
-        self.slots.len()
-    }
-}
+/// The slab of packets.
+pub type Pool = crate::slab::Slab<Packet>;
