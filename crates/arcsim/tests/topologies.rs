@@ -541,6 +541,7 @@ fn the_example_files_run() {
         "fat_tree_dmodk.toml",
         "rlft_c2_hotspot.toml",
         "multistage_recn.toml",
+        "dragonfly_plus.toml",
     ] {
         let text = std::fs::read_to_string(root.join(name)).unwrap();
         let mut c = cfg(&text);
