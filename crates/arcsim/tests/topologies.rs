@@ -541,6 +541,7 @@ fn the_example_files_run() {
         "fat_tree_dmodk.toml",
         "rlft_c2_hotspot.toml",
         "multistage_recn.toml",
+        "dragonfly_plus.toml",
     ] {
         let text = std::fs::read_to_string(root.join(name)).unwrap();
         let mut c = cfg(&text);
@@ -688,4 +689,52 @@ fn ingress_ports_per_egress_on_a_k_ary_rlft_give_the_infiniband_papers_table_ii(
             }
         }
     }
+}
+
+#[test]
+fn bit_permutation_patterns_run_on_flat_topologies_only() {
+    // Bit complement on a 4-ary 3-tree under d-mod-k: each leaf's four destinations differ
+    // in their low base-4 digit, each level-2 subtree's in the next: no link carries two
+    // flows, full throughput.
+    let r = tree_run(
+        3,
+        "d-mod-k",
+        "[traffic]\npattern = \"bit-complement\"\nload = 1.0\n",
+    );
+    assert!(
+        r.accepted_load > 0.97,
+        "bit-complement: {}",
+        r.accepted_load
+    );
+    for pattern in ["bit-reverse", "transpose", "shuffle"] {
+        let r = tree_run(
+            3,
+            "adaptive",
+            &format!("[traffic]\npattern = \"{pattern}\"\nload = 0.3\n"),
+        );
+        assert!(
+            (r.accepted_load - 0.3).abs() < 0.02,
+            "{pattern}: {}",
+            r.accepted_load
+        );
+    }
+    // 9 nodes: not a power of two; 8 nodes: not a power of 4 for the transpose.
+    let tree = |k: u32, n: u32, p: &str| {
+        error(&format!("[switch]\nkind = \"cioq\"\n[topology]\nkind = \"tree\"\n[topology.tree]\nk = {k}\nn = {n}\n[traffic]\npattern = \"{p}\"\n"))
+    };
+    let e = tree(3, 2, "bit-reverse");
+    assert!(
+        e.contains("traffic.pattern") && e.contains("power of 2"),
+        "{e}"
+    );
+    let e = tree(2, 3, "transpose");
+    assert!(
+        e.contains("traffic.pattern") && e.contains("power of 4"),
+        "{e}"
+    );
+    let e = error("[switch]\nkind = \"cioq\"\n[traffic]\npattern = \"shuffle\"\n");
+    assert!(
+        e.contains("traffic.pattern") && e.contains("dragonfly"),
+        "{e}"
+    );
 }

@@ -24,6 +24,30 @@ pub enum PatternKind {
     /// MPI_Alltoall-style schedule: node n's i-th packet goes to (n + 1 + i mod (N-1)) mod N,
     /// so a burst of N - 1 packets per node sends exactly one packet to every other node.
     AllToAll,
+    /// Node n sends to the node whose number has every bit of n inverted (N a power of
+    /// two; general kernel, graphs and generated topologies).
+    BitComplement,
+    /// To the node whose number is n's bits in reverse order (a palindrome sends to itself).
+    BitReverse,
+    /// To the node whose number swaps the high and low halves of n's bits (N a power of 4;
+    /// a node whose halves are equal sends to itself).
+    Transpose,
+    /// Perfect shuffle: to n's bits rotated left by one (nodes 0 and N - 1 send to
+    /// themselves).
+    Shuffle,
+}
+
+impl PatternKind {
+    /// The permutations of node-number bits (N a power of two, flat topologies only).
+    pub fn is_bit_permutation(self) -> bool {
+        matches!(
+            self,
+            PatternKind::BitComplement
+                | PatternKind::BitReverse
+                | PatternKind::Transpose
+                | PatternKind::Shuffle
+        )
+    }
 }
 
 /// The order in which an all-to-all visits the other nodes (`traffic.all_to_all_order`).
@@ -159,6 +183,18 @@ impl TrafficChange {
 impl TrafficConfig {
     pub fn validate(&self, topo: &TopologyConfig) -> Result<(), ConfigError> {
         check_load("traffic.load", self.load)?;
+        if let Some(k) = PatternKind::ALL
+            .into_iter()
+            .find(|&k| k.is_bit_permutation() && self.uses_pattern(k))
+        {
+            return Err(field_err(
+                "traffic.pattern",
+                format!(
+                    "\"{}\" permutes the bits of node numbers: it runs on the general kernel's graphs and generated topologies (fat trees, multistage networks, Dragonfly+), not on the dragonfly",
+                    k.name()
+                ),
+            ));
+        }
         check_pattern("traffic", self.pattern, self.offset, &self.mix, self, topo)?;
         if let Some(ch) = &self.change {
             if let Some(load) = ch.load {
@@ -265,7 +301,7 @@ impl TrafficConfig {
 
 impl PatternKind {
     /// Every pattern, in the order of the enum.
-    pub const ALL: [PatternKind; 8] = [
+    pub const ALL: [PatternKind; 12] = [
         PatternKind::Uniform,
         PatternKind::AdvGlobal,
         PatternKind::AdvLocal,
@@ -274,6 +310,10 @@ impl PatternKind {
         PatternKind::Shift,
         PatternKind::HotSpot,
         PatternKind::AllToAll,
+        PatternKind::BitComplement,
+        PatternKind::BitReverse,
+        PatternKind::Transpose,
+        PatternKind::Shuffle,
     ];
 
     /// Whether the pattern reads an offset (ADVG+N, ADVL+N, SHIFT+N).
@@ -295,6 +335,10 @@ impl PatternKind {
             PatternKind::Shift => "shift",
             PatternKind::HotSpot => "hot-spot",
             PatternKind::AllToAll => "all-to-all",
+            PatternKind::BitComplement => "bit-complement",
+            PatternKind::BitReverse => "bit-reverse",
+            PatternKind::Transpose => "transpose",
+            PatternKind::Shuffle => "shuffle",
         }
     }
 }
@@ -470,6 +514,24 @@ fn check_pattern(
                     &name,
                     format!("SHIFT+{} sends every node to itself with {nodes} nodes: use an offset that is not a multiple of {nodes}", e.offset),
                 ))
+            }
+            k if k.is_bit_permutation() => {
+                let bits = nodes.trailing_zeros();
+                if !nodes.is_power_of_two() || (k == PatternKind::Transpose && bits % 2 == 1) {
+                    let key = if mix.is_empty() {
+                        format!("{prefix}.pattern")
+                    } else {
+                        format!("{prefix}.mix[{i}].pattern")
+                    };
+                    return Err(field_err(
+                        &key,
+                        format!(
+                            "\"{}\" needs a number of nodes that is a power of {}, and the network has {nodes}",
+                            k.name(),
+                            if k == PatternKind::Transpose { 4 } else { 2 }
+                        ),
+                    ));
+                }
             }
             PatternKind::HotSpot => {
                 if traffic.hot_nodes == 0 || traffic.hot_nodes >= nodes {

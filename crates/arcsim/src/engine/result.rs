@@ -197,6 +197,7 @@ pub(super) fn describe_pattern(cfg: &Config) -> String {
             AllToAllOrder::Staggered => "all-to-all".into(),
             AllToAllOrder::Ascending => "all-to-all-ascending".into(),
         },
+        P::BitComplement | P::BitReverse | P::Transpose | P::Shuffle => k.name().into(),
     };
     let mix = |m: &[MixEntry]| {
         m.iter()

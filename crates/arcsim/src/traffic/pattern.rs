@@ -37,6 +37,9 @@ enum Component {
     HotRegion,
     Permutation(Vec<u32>),
     Shift(usize),
+    /// A permutation of the bits of node numbers (`PatternKind::is_bit_permutation`) on
+    /// 2^bits nodes.
+    Bits(PatternKind, u32),
     HotSpot {
         nodes: usize,
         fraction: f64,
@@ -87,6 +90,10 @@ impl Pattern {
                 PatternKind::HotRegion => Component::HotRegion,
                 PatternKind::Permutation => Component::Permutation(derangement(shape.nodes(), rng)),
                 PatternKind::Shift => Component::Shift(e.offset % shape.nodes()),
+                k @ (PatternKind::BitComplement
+                | PatternKind::BitReverse
+                | PatternKind::Transpose
+                | PatternKind::Shuffle) => Component::Bits(k, shape.nodes().trailing_zeros()),
                 PatternKind::HotSpot => Component::HotSpot {
                     nodes: traffic.hot_nodes,
                     fraction: traffic.hot_fraction,
@@ -107,7 +114,8 @@ impl Pattern {
         Pattern { shape, parts }
     }
 
-    /// Destination of the next packet from `src` (never `src` itself). Stateful only for
+    /// Destination of the next packet from `src` (never `src` itself, but where
+    /// `traffic.allow_self` or a bit permutation's fixed point says so). Stateful only for
     /// all-to-all, which advances `src`'s place in its schedule.
     #[inline]
     pub fn destination(&mut self, src: usize, rng: &mut Rng) -> usize {
@@ -149,6 +157,7 @@ impl Pattern {
             }
             Component::Permutation(perm) => perm[src] as usize,
             Component::Shift(off) => (src + *off) % s.nodes(),
+            Component::Bits(kind, bits) => bit_permutation(*kind, *bits, src),
             Component::AllToAll { next, order } => {
                 let n = s.nodes();
                 let k = &mut next[src];
@@ -194,6 +203,23 @@ fn derangement(n: usize, rng: &mut Rng) -> Vec<u32> {
         v.swap(i, j);
     }
     v
+}
+
+/// The destination of `src` under a permutation of the bits of `bits`-bit node numbers.
+fn bit_permutation(kind: PatternKind, bits: u32, src: usize) -> usize {
+    let mask = (1usize << bits) - 1;
+    match kind {
+        PatternKind::BitComplement => !src & mask,
+        PatternKind::BitReverse if bits == 0 => src,
+        PatternKind::BitReverse => src.reverse_bits() >> (usize::BITS - bits),
+        PatternKind::Transpose => {
+            let half = bits / 2;
+            ((src << half) | (src >> half)) & mask
+        }
+        PatternKind::Shuffle if bits == 0 => src,
+        PatternKind::Shuffle => ((src << 1) | (src >> (bits - 1))) & mask,
+        _ => unreachable!("not a bit permutation"),
+    }
 }
 
 #[cfg(test)]
@@ -310,5 +336,30 @@ mod tests {
         // 25% + 75% * 9/71 uniformly
         let frac = hot as f64 / n as f64;
         assert!((frac - (0.25 + 0.75 * 9.0 / 71.0)).abs() < 0.015, "{frac}");
+    }
+
+    #[test]
+    fn bit_permutations_of_16_nodes() {
+        use super::bit_permutation as b;
+        let all = |k| (0..16).map(|s| b(k, 4, s)).collect::<Vec<_>>();
+        assert_eq!(all(PatternKind::BitComplement)[..3], [15, 14, 13]);
+        // 0b0001 -> 0b1000, 0b0110 -> 0b0110 (a palindrome), 0b0011 -> 0b1100.
+        let r = all(PatternKind::BitReverse);
+        assert_eq!((r[1], r[6], r[3]), (8, 6, 12));
+        // Halves swapped: 0b01_10 -> 0b10_01.
+        assert_eq!(all(PatternKind::Transpose)[0b0110], 0b1001);
+        // Rotated left: 0b1001 -> 0b0011.
+        let sh = all(PatternKind::Shuffle);
+        assert_eq!((sh[0b1001], sh[0], sh[15]), (0b0011, 0, 15));
+        for k in [
+            PatternKind::BitComplement,
+            PatternKind::BitReverse,
+            PatternKind::Transpose,
+            PatternKind::Shuffle,
+        ] {
+            let mut v = all(k);
+            v.sort_unstable();
+            assert_eq!(v, (0..16).collect::<Vec<_>>(), "{k:?} is a permutation");
+        }
     }
 }
