@@ -310,9 +310,9 @@ fn a_sweep_over_two_keys_has_readable_legends_columns_and_table() {
     assert_clean_failure(&out, "trailing comma", &["an empty value between commas"]);
 }
 
-/// Papers are named by subject and authors where a user reads: "seed 001" reads like random
-/// seed 1 (also the default seed). The recorded outputs of past runs under
-/// docs/reproductions/*/ keep the titles they were written with.
+/// Papers are named by subject and authors where a user reads: a paper called by its seed
+/// file number reads like random seed 1 (also the default seed). The recorded outputs of
+/// past runs under docs/reproductions/*/ were renamed the same way.
 #[test]
 fn user_facing_text_names_papers_not_seed_numbers() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
