@@ -4,15 +4,6 @@
 use std::path::Path;
 use std::process::Output;
 
-const SMALL: [&str; 6] = [
-    "--set",
-    "topology.p=2",
-    "--set",
-    "topology.a=4",
-    "--set",
-    "topology.h=2",
-];
-
 mod common;
 use common::*;
 

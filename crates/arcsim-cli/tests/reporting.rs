@@ -4,15 +4,6 @@
 mod common;
 use common::*;
 
-const SMALL: [&str; 6] = [
-    "--set",
-    "topology.p=2",
-    "--set",
-    "topology.a=4",
-    "--set",
-    "topology.h=2",
-];
-
 fn run_json(dir: &std::path::Path, extra: &[&str]) -> (std::process::Output, serde_json::Value) {
     let out_dir = dir.join("out");
     let mut args = vec!["run"];
@@ -440,26 +431,19 @@ fn a_sweep_says_what_its_points_should_not_be_taken_for() {
     // few packets delivered at the low load. Each point's warnings are printed with the
     // point named, and kept in sweep.json.
     let dir = temp_dir("sweep-warnings");
-    let out = arcsim(
-        &dir,
-        &[
-            "sweep",
-            "--set",
-            "topology.p=2",
-            "--set",
-            "topology.a=4",
-            "--set",
-            "topology.h=2",
-            "--set",
-            "simulation.warmup_cycles=100",
-            "--set",
-            "simulation.measure_cycles=20",
-            "--load",
-            "0.1,0.3",
-            "--out",
-            "out",
-        ],
-    );
+    let mut args = vec!["sweep"];
+    args.extend_from_slice(&SMALL);
+    args.extend_from_slice(&[
+        "--set",
+        "simulation.warmup_cycles=100",
+        "--set",
+        "simulation.measure_cycles=20",
+        "--load",
+        "0.1,0.3",
+        "--out",
+        "out",
+    ]);
+    let out = arcsim(&dir, &args);
     assert_success(&out, "arcsim sweep");
     let err = text(&out.stderr);
     assert!(err.contains("warning: default at load 0.1:"), "{err}");

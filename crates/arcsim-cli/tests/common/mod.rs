@@ -74,3 +74,13 @@ pub fn assert_svg(path: &Path) {
         path.display()
     );
 }
+
+/// `--set` overrides for the small balanced dragonfly (p = 2, a = 4, h = 2: 72 nodes).
+pub const SMALL: [&str; 6] = [
+    "--set",
+    "topology.p=2",
+    "--set",
+    "topology.a=4",
+    "--set",
+    "topology.h=2",
+];

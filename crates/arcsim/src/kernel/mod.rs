@@ -289,14 +289,8 @@ impl Kernel {
 
     /// "switch 3 port 5" for messages.
     pub fn port_name(&self, gp: usize) -> String {
-        let s = self.net.port_base.partition_point(|&b| b as usize <= gp) - 1;
+        let s = self.port_switch[gp] as usize;
         format!("switch {s} port {}", gp - self.net.port_base[s] as usize)
-    }
-
-    /// The switch a global port belongs to.
-    #[inline]
-    pub fn switch_of(&self, gp: usize) -> usize {
-        self.net.port_base.partition_point(|&b| b as usize <= gp) - 1
     }
 
     /// Put packet `pkt` in node `n`'s injection queue.
@@ -695,7 +689,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
         SwitchKind::Cioq => {
             let mut kernel = Kernel::new(cfg, net, shape, route, m.sends_control())?;
             let sw = Cioq::new(cfg, &kernel);
-            kernel.start(cfg);
+            kernel.start();
             Ok(Sim {
                 group_size: shape.a,
                 watchdog: cfg.simulation.watchdog_cycles,
@@ -978,7 +972,7 @@ impl Kernel {
         })
     }
 
-    fn start(&mut self, _cfg: &Config) {
+    fn start(&mut self) {
         if self.pattern.is_some() {
             for n in 0..self.net.num_terminals() {
                 let t = self.gap.sample(&mut self.rng) - 1;
