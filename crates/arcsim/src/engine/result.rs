@@ -5,9 +5,9 @@ use super::Simulation;
 use crate::config::Config;
 use crate::routing::Routing;
 use crate::stats::summary::{
-    Burst, EscapeStats, Hops, LinkStats, LinkUse, MeanMax, Packets, PerEntity, Series, SeriesPoint,
+    Burst, EscapeStats, LinkStats, LinkUse, Packets, PerEntity, Series, SeriesPoint,
 };
-use crate::stats::{Dist, Fairness, RunResult};
+use crate::stats::{Fairness, RunResult};
 use crate::topology::PortClass;
 use crate::traffic::Injection;
 
@@ -47,21 +47,12 @@ impl<R: Routing> Simulation<R> {
         } else {
             (c.window_end - c.window_start) as f64
         };
-        let n = c.delivered_in_window.max(1) as f64;
         // Every per-packet quantity is missing (not 0) when no packet was delivered in the
-        // window.
-        let any = c.delivered_in_window > 0;
-        let per_packet = |sum: f64| any.then(|| sum / n);
+        // window ([`Collector::per_packet`](crate::stats::Collector::per_packet)).
+        let per_packet = |sum: f64| c.per_packet(sum);
         let entries = &c.escape_entries_hist;
         let entries_max = entries.iter().rposition(|&k| k > 0).unwrap_or(0);
         let entries_sum: u64 = entries.iter().enumerate().map(|(k, &m)| k as u64 * m).sum();
-        let dist = |h: &hdrhistogram::Histogram<u64>, sum: u128| Dist {
-            mean: per_packet(sum as f64),
-            p50: any.then(|| h.value_at_quantile(0.5) as f64),
-            p99: any.then(|| h.value_at_quantile(0.99) as f64),
-            max: any.then(|| h.max() as f64),
-        };
-        let max_hops = c.hops.iter().rposition(|&x| x > 0).unwrap_or(0);
         let inj_r: Vec<f64> = c.injected_per_router.iter().map(|&x| x as f64).collect();
         let acc_r: Vec<f64> = c.accepted_per_router.iter().map(|&x| x as f64).collect();
         let per_group = |v: &[f64]| -> Vec<f64> {
@@ -123,17 +114,9 @@ impl<R: Routing> Simulation<R> {
             offered_load: if burst { 0.0 } else { self.offered },
             generated_load: c.generated_in_window as f64 * self.pkt_len as f64 / (nodes * span),
             accepted_load: c.phits_in_window as f64 / (nodes * span),
-            latency: dist(&c.latency, c.latency_sum),
-            network_latency: MeanMax {
-                mean: per_packet(c.net_latency_sum as f64),
-                max: any.then_some(c.net_latency_max as f64),
-            },
-            hops: Hops {
-                mean: per_packet(c.hops_sum as f64),
-                global_mean: per_packet(c.global_hops_sum as f64),
-                max: c.hops_max as u64,
-                histogram: c.hops[..=max_hops].to_vec(),
-            },
+            latency: c.latency_dist(),
+            network_latency: c.network_latency(),
+            hops: c.hops_stats(),
             misrouted_fraction: per_packet(c.misrouted_in_window as f64),
             escape: EscapeStats {
                 entered_fraction: per_packet((c.delivered_in_window - entries[0]) as f64),

@@ -4,10 +4,10 @@
 use super::{Mechanism, Sim, Switch};
 use crate::config::Config;
 use crate::stats::summary::{
-    ControlStats, EscapeStats, FlowResult, Hops, LinkStats, LinkUse, MeanMax, Packets, PerEntity,
-    Series, SeriesPoint,
+    ControlStats, EscapeStats, FlowResult, LinkStats, LinkUse, Packets, PerEntity, Series,
+    SeriesPoint,
 };
-use crate::stats::{Dist, Fairness, RunResult};
+use crate::stats::{Fairness, RunResult};
 use crate::topology::PortClass;
 
 /// The traffic as the result names it: the pattern at its load, and the flows.
@@ -61,12 +61,9 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         let c = &k.collector;
         let nodes = k.net.num_terminals() as f64;
         let span = (c.window_end - c.window_start) as f64;
-        let n = c.delivered_in_window.max(1) as f64;
         // Every per-packet quantity is missing (not 0) when no packet was delivered in the
         // window.
         let any = c.delivered_in_window > 0;
-        let per_packet = |sum: f64| any.then(|| sum / n);
-        let max_hops = c.hops.iter().rposition(|&x| x > 0).unwrap_or(0);
         // Fairness among the switches that have nodes (all of them on the dragonfly; the
         // upper levels of a fat tree have none and would count as starved).
         let mut with_nodes = vec![false; k.net.num_routers()];
@@ -157,22 +154,9 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
             offered_load: self.offered,
             generated_load: c.generated_in_window as f64 * k.packet_length as f64 / (nodes * span),
             accepted_load: c.phits_in_window as f64 / (nodes * span),
-            latency: Dist {
-                mean: per_packet(c.latency_sum as f64),
-                p50: any.then(|| c.latency.value_at_quantile(0.5) as f64),
-                p99: any.then(|| c.latency.value_at_quantile(0.99) as f64),
-                max: any.then(|| c.latency.max() as f64),
-            },
-            network_latency: MeanMax {
-                mean: per_packet(c.net_latency_sum as f64),
-                max: any.then_some(c.net_latency_max as f64),
-            },
-            hops: Hops {
-                mean: per_packet(c.hops_sum as f64),
-                global_mean: per_packet(c.global_hops_sum as f64),
-                max: c.hops_max as u64,
-                histogram: c.hops[..=max_hops].to_vec(),
-            },
+            latency: c.latency_dist(),
+            network_latency: c.network_latency(),
+            hops: c.hops_stats(),
             // The kernel's routing is minimal and it has no escape network.
             misrouted_fraction: any.then_some(0.0),
             escape: EscapeStats {

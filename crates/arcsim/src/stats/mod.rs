@@ -146,6 +146,42 @@ impl Collector {
         }
     }
 
+    /// A mean over the packets delivered in the window of the quantity summed in `sum`;
+    /// missing (not 0) when none was delivered.
+    pub fn per_packet(&self, sum: f64) -> Option<f64> {
+        (self.delivered_in_window > 0).then(|| sum / self.delivered_in_window as f64)
+    }
+
+    /// The window's packet latency: mean, median, 99th percentile and maximum.
+    pub fn latency_dist(&self) -> Dist {
+        let any = self.delivered_in_window > 0;
+        Dist {
+            mean: self.per_packet(self.latency_sum as f64),
+            p50: any.then(|| self.latency.value_at_quantile(0.5) as f64),
+            p99: any.then(|| self.latency.value_at_quantile(0.99) as f64),
+            max: any.then(|| self.latency.max() as f64),
+        }
+    }
+
+    /// The window's network latency (from leaving the injection queue): mean and maximum.
+    pub fn network_latency(&self) -> summary::MeanMax {
+        summary::MeanMax {
+            mean: self.per_packet(self.net_latency_sum as f64),
+            max: (self.delivered_in_window > 0).then_some(self.net_latency_max as f64),
+        }
+    }
+
+    /// The window's path lengths: means, longest, histogram up to the longest bucket used.
+    pub fn hops_stats(&self) -> summary::Hops {
+        let last = self.hops.iter().rposition(|&x| x > 0).unwrap_or(0);
+        summary::Hops {
+            mean: self.per_packet(self.hops_sum as f64),
+            global_mean: self.per_packet(self.global_hops_sum as f64),
+            max: self.hops_max as u64,
+            histogram: self.hops[..=last].to_vec(),
+        }
+    }
+
     #[inline]
     pub fn in_window(&self, t: u64) -> bool {
         t >= self.window_start && t < self.window_end
