@@ -495,6 +495,26 @@ kind = \"cioq\"
 queues = \"four-q\"
 ";
     assert!(error(ring).contains("switch.queues"), "{}", error(ring));
+    // Xon/Xoff per queue above the port's memory would never fire.
+    let text = format!(
+        "{}[switch]\nkind = \"cioq\"\nqueues = \"voq-net\"\n[flow_control]\nkind = \"port-credits\"\nxoff = 80\nxon = 8\n[router]\nbuffer_injection = 64\npacket_length = 8\n",
+        one_switch(8)
+    );
+    let e = error(&text);
+    assert!(
+        e.contains("flow_control.xoff") && e.contains("64-phit port memory"),
+        "{e}"
+    );
+    // And thresholds mean nothing under credits per VC.
+    let text = format!(
+        "{}[switch]\nkind = \"cioq\"\n[flow_control]\nxoff = 16\n",
+        one_switch(2)
+    );
+    assert!(
+        error(&text).contains("flow_control.xoff"),
+        "{}",
+        error(&text)
+    );
 }
 
 #[test]
@@ -716,6 +736,54 @@ measure_cycles = 10000
         fc.peak_queue
     );
     assert!(r.accepted_load > 0.9, "{}", r.accepted_load);
+}
+
+#[test]
+fn xon_xoff_per_queue_keeps_each_queue_below_its_threshold() {
+    // The setting above with Xon/Xoff per queue on top of the port's credits (the hook the
+    // RECN paper's set-aside queues need): a queue that reaches xoff stops its sender for that
+    // queue only, so it never holds more than xoff plus what was already on its way (two
+    // link latencies of one cycle and two one-phit packets), while without thresholds the
+    // same queues grow far past it; the stopped queues resume and the switch keeps moving.
+    use arcsim::Simulator;
+    let run = |thresholds: &str| {
+        let text = format!(
+            "{}
+[switch]
+kind = \"cioq\"
+output_buffer = 2
+queues = \"voq-net\"
+[flow_control]
+kind = \"port-credits\"
+{thresholds}
+[router]
+packet_length = 1
+buffer_injection = 64
+[traffic]
+load = 1.0
+allow_self = true
+[simulation]
+warmup_cycles = 1000
+measure_cycles = 10000
+",
+            one_switch(8)
+        );
+        let c = cfg(&text);
+        let mut sim =
+            arcsim::kernel::build_with(&c, arcsim::kernel::mechanism::NoMechanism).unwrap();
+        let r = sim.run().unwrap();
+        (sim.k.fc.peak_queue, sim.k.fc.pauses_sent, r.accepted_load)
+    };
+    let (free_peak, free_pauses, _) = run("");
+    let (peak, pauses, accepted) = run("xoff = 6\nxon = 2");
+    assert_eq!(free_pauses, 0);
+    assert!(
+        free_peak > 12,
+        "without thresholds the queues peaked at {free_peak}"
+    );
+    assert!(peak <= 6 + 2 + 2, "a queue held {peak} phits past xoff = 6");
+    assert!(pauses > 100, "only {pauses} Xoff frames");
+    assert!(accepted > 0.8, "{accepted}");
 }
 
 #[test]

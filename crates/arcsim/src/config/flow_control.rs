@@ -27,8 +27,10 @@ pub enum FlowControlKind {
 pub struct FlowControlConfig {
     pub kind: FlowControlKind,
     /// PFC: occupancy of an input buffer (phits, per VC) at which it pauses its sender.
+    /// Port-level credits: occupancy of one queue at which it stops its sender starting
+    /// packets into that queue (Xon/Xoff per queue; 0: none).
     pub xoff: u32,
-    /// PFC: occupancy at which a paused buffer lets its sender resume (below `xoff`).
+    /// Occupancy at which a paused buffer (queue) lets its sender resume (below `xoff`).
     pub xon: u32,
     /// Phits a link-level frame (a credit, PAUSE or resume) takes on the link it travels
     /// back over; 0: frames take no link time (only the link's latency).
@@ -69,36 +71,42 @@ impl FlowControlConfig {
                 "without flow control there are no frames: leave it at 0, or choose a flow control",
             ));
         }
-        match self.kind {
-            FlowControlKind::Pfc => {
-                if self.xoff < packet_length {
-                    return Err(field_err(
-                        "flow_control.xoff",
-                        format!(
-                            "{} phits is below one packet ({packet_length} phits): a buffer must \
-                             be able to hold a packet before it pauses its sender",
-                            self.xoff
-                        ),
-                    ));
-                }
-                if self.xon >= self.xoff {
-                    return Err(field_err(
-                        "flow_control.xon",
-                        format!(
-                            "{} phits must be below flow_control.xoff = {} (a paused buffer resumes \
-                             its sender once it has drained below xon)",
-                            self.xon, self.xoff
-                        ),
-                    ));
-                }
-            }
-            FlowControlKind::Credits | FlowControlKind::None | FlowControlKind::PortCredits => {
+        // Thresholds: per VC under PFC; per queue, optional, under port-level credits.
+        let thresholds = match self.kind {
+            FlowControlKind::Pfc => true,
+            FlowControlKind::PortCredits => self.xoff != 0 || self.xon != 0,
+            FlowControlKind::Credits | FlowControlKind::None => {
                 if self.xoff != 0 || self.xon != 0 {
                     return Err(field_err(
                         "flow_control.xoff",
-                        "xoff and xon apply only to priority flow control: set flow_control.kind = \"pfc\", or leave them out",
+                        "xoff and xon apply only to priority flow control (kind = \"pfc\") and to \
+                         Xon/Xoff per queue under port-level credits (kind = \"port-credits\"): \
+                         choose one of those, or leave them out",
                     ));
                 }
+                false
+            }
+        };
+        if thresholds {
+            if self.xoff < packet_length {
+                return Err(field_err(
+                    "flow_control.xoff",
+                    format!(
+                        "{} phits is below one packet ({packet_length} phits): a buffer must \
+                         be able to hold a packet before it pauses its sender",
+                        self.xoff
+                    ),
+                ));
+            }
+            if self.xon >= self.xoff {
+                return Err(field_err(
+                    "flow_control.xon",
+                    format!(
+                        "{} phits must be below flow_control.xoff = {} (a paused buffer resumes \
+                         its sender once it has drained below xon)",
+                        self.xon, self.xoff
+                    ),
+                ));
             }
         }
         Ok(())

@@ -4,6 +4,11 @@
 //! (`credits`, whether it is paused). Signals (credits, PAUSE and resume frames) travel the
 //! reverse link with its latency as kernel events; the kernel owns the link, this module the
 //! rules.
+//!
+//! Under port-level credits a queue may also have Xon/Xoff thresholds of its own (the hook
+//! the RECN paper's set-aside queues need): the port's credits bound its memory, and a
+//! queue filled to `xoff` stops its sender from starting packets into that queue (only
+//! that one) until it has drained to `xon`.
 
 use crate::config::FlowControlKind;
 
@@ -20,6 +25,8 @@ pub struct FlowControl {
     pub kind: FlowControlKind,
     xoff: u32,
     xon: u32,
+    /// Port-level credits with Xon/Xoff per queue (`xoff` > 0).
+    queue_xoff: bool,
     /// Receiver side, per input VC: capacity in phits (u32::MAX: unbounded), phits held or
     /// arriving, whether a PAUSE is outstanding.
     pub capacity: Vec<u32>,
@@ -52,6 +59,7 @@ impl FlowControl {
             kind,
             xoff,
             xon,
+            queue_xoff: kind == FlowControlKind::PortCredits && xoff > 0,
             credits: capacity.clone(),
             occupancy: vec![0; n],
             paused_sender: vec![false; n],
@@ -89,7 +97,9 @@ impl FlowControl {
             FlowControlKind::Credits => self.credits[vc as usize] >= len,
             FlowControlKind::Pfc => !self.paused[vc as usize],
             FlowControlKind::None => true,
-            FlowControlKind::PortCredits => self.port_credits[self.port(vc)] >= len,
+            FlowControlKind::PortCredits => {
+                self.port_credits[self.port(vc)] >= len && !self.paused[vc as usize]
+            }
         }
     }
 
@@ -116,6 +126,7 @@ impl FlowControl {
             FlowControlKind::None => 1,
             // Every queue of the port has the port's room; the emptiest queue is the
             // sender's best guess of the least contended one.
+            FlowControlKind::PortCredits if self.paused[vc as usize] => 0,
             FlowControlKind::PortCredits => {
                 self.port_credits[self.port(vc)].saturating_sub(self.occupancy[vc as usize])
             }
@@ -143,7 +154,10 @@ impl FlowControl {
             self.port_occupancy[p] = held;
             self.peak_port = self.peak_port.max(held);
         }
-        if self.kind == FlowControlKind::Pfc && occ >= self.xoff && !self.paused_sender[v] {
+        if (self.kind == FlowControlKind::Pfc || self.queue_xoff)
+            && occ >= self.xoff
+            && !self.paused_sender[v]
+        {
             self.paused_sender[v] = true;
             self.pauses_sent += 1;
             return Ok(Some(Signal::Pause));
@@ -151,16 +165,22 @@ impl FlowControl {
         Ok(None)
     }
 
-    /// A packet of `len` phits has left input VC `vc`. Returns the frame to send upstream.
+    /// A packet of `len` phits has left input VC `vc`. Returns the frames to send upstream:
+    /// a credit or a resume, and (port-level credits with Xon/Xoff per queue) a resume
+    /// after the credit.
     #[inline]
-    pub fn leave(&mut self, vc: u32, len: u32) -> Option<Signal> {
+    pub fn leave(&mut self, vc: u32, len: u32) -> (Option<Signal>, Option<Signal>) {
         let v = vc as usize;
         self.occupancy[v] -= len;
-        match self.kind {
+        let one = match self.kind {
             FlowControlKind::Credits => Some(Signal::Credit(len)),
             FlowControlKind::PortCredits => {
                 let p = self.port(vc);
                 self.port_occupancy[p] -= len;
+                if self.queue_xoff && self.paused_sender[v] && self.occupancy[v] <= self.xon {
+                    self.paused_sender[v] = false;
+                    return (Some(Signal::Credit(len)), Some(Signal::Resume));
+                }
                 Some(Signal::Credit(len))
             }
             FlowControlKind::Pfc => {
@@ -172,7 +192,8 @@ impl FlowControl {
                 }
             }
             FlowControlKind::None => None,
-        }
+        };
+        (one, None)
     }
 
     /// A frame for input VC `vc` reaches its sender.
@@ -202,7 +223,7 @@ mod tests {
         fc.take(0, 16);
         assert!(!fc.can_send(0, 1));
         assert_eq!(fc.enter(0, 16), Ok(None));
-        assert_eq!(fc.leave(0, 16), Some(Signal::Credit(16)));
+        assert_eq!(fc.leave(0, 16), (Some(Signal::Credit(16)), None));
         fc.receive(0, Signal::Credit(16));
         assert!(fc.can_send(0, 16));
     }
@@ -215,9 +236,9 @@ mod tests {
         assert_eq!(fc.enter(0, 8), Ok(Some(Signal::Pause)));
         // Only one PAUSE while the buffer stays above xon.
         assert_eq!(fc.enter(0, 8), Ok(None));
-        assert_eq!(fc.leave(0, 8), None);
-        assert_eq!(fc.leave(0, 8), None);
-        assert_eq!(fc.leave(0, 8), Some(Signal::Resume));
+        assert_eq!(fc.leave(0, 8), (None, None));
+        assert_eq!(fc.leave(0, 8), (None, None));
+        assert_eq!(fc.leave(0, 8), (Some(Signal::Resume), None));
         fc.receive(0, Signal::Pause);
         assert!(!fc.can_send(0, 8));
         fc.receive(0, Signal::Resume);
@@ -228,6 +249,43 @@ mod tests {
             fc.enter(0, 8).unwrap();
         }
         assert_eq!(fc.enter(0, 8), Err(40));
+    }
+
+    #[test]
+    fn port_credits_with_queue_xoff_stop_only_the_full_queue() {
+        // Two queues (VCs 0 and 1) of one port sharing 64 phits; each pauses at 24, resumes
+        // at 8.
+        let mut fc = FlowControl::new(FlowControlKind::PortCredits, 24, 8, vec![64, 64])
+            .with_ports(vec![0, 0], vec![64]);
+        for _ in 0..3 {
+            assert!(fc.can_send(0, 8));
+            fc.take(0, 8);
+        }
+        assert_eq!(fc.enter(0, 8), Ok(None));
+        assert_eq!(fc.enter(0, 8), Ok(None));
+        assert_eq!(fc.enter(0, 8), Ok(Some(Signal::Pause)));
+        fc.receive(0, Signal::Pause);
+        // The full queue is stopped; its neighbour still has the port's credits.
+        assert!(!fc.can_send(0, 8));
+        assert_eq!(fc.room(0), 0);
+        assert!(fc.can_send(1, 8));
+        // Credits flow back as packets leave; the resume only once drained to xon.
+        assert_eq!(fc.leave(0, 8), (Some(Signal::Credit(8)), None));
+        assert_eq!(
+            fc.leave(0, 8),
+            (Some(Signal::Credit(8)), Some(Signal::Resume))
+        );
+        fc.receive(0, Signal::Resume);
+        for _ in 0..3 {
+            fc.receive(0, Signal::Credit(8));
+        }
+        assert!(fc.can_send(0, 8));
+        // Without thresholds, port credits never pause a queue.
+        let mut fc = FlowControl::new(FlowControlKind::PortCredits, 0, 0, vec![64])
+            .with_ports(vec![0], vec![64]);
+        for _ in 0..8 {
+            assert_eq!(fc.enter(0, 8), Ok(None));
+        }
     }
 
     #[test]

@@ -261,7 +261,11 @@ impl Kernel {
     /// A packet of `len` phits has left input VC `vc`: credits or a resume go upstream.
     #[inline]
     pub fn buffer_leave(&mut self, vc: u32, len: u32) {
-        if let Some(s) = self.fc.leave(vc, len) {
+        let (first, second) = self.fc.leave(vc, len);
+        if let Some(s) = first {
+            self.signal_upstream(vc, s);
+        }
+        if let Some(s) = second {
             self.signal_upstream(vc, s);
         }
     }
@@ -847,6 +851,28 @@ impl Kernel {
             }
         }
         let fcc = &cfg.flow_control;
+        if port_credits && fcc.xoff > 0 {
+            // A queue may grow to its port's memory and no further: a threshold above the
+            // smallest port memory would never stop its sender there.
+            let smallest = (0..n_ports)
+                .filter(|&gp| net.ports[gp].class != PortClass::Unused)
+                .map(|gp| (port_capacity[gp], net.ports[gp].class))
+                .min_by_key(|&(m, _)| m);
+            if let Some((memory, class)) = smallest {
+                if fcc.xoff > memory {
+                    return Err(ConfigError::Field {
+                        field: "flow_control.xoff".into(),
+                        message: format!(
+                            "{} phits is above the {memory}-phit port memory of the {} ports: a \
+                             queue never holds more than its port's memory, so it would never \
+                             stop its sender; use at most {memory} phits",
+                            fcc.xoff,
+                            class_word(class)
+                        ),
+                    });
+                }
+            }
+        }
         if fcc.kind == FlowControlKind::Pfc {
             // A buffer that pauses its sender at xoff still receives what the sender started
             // before the PAUSE reached it, and what was on the link: up to two link latencies
@@ -979,6 +1005,16 @@ impl Kernel {
                 self.calendar.schedule(0, t, n as u32);
             }
         }
+    }
+}
+
+/// How a message names the ports of `class`.
+fn class_word(class: PortClass) -> &'static str {
+    match class {
+        PortClass::Terminal => "injection (node)",
+        PortClass::Local => "local",
+        PortClass::Global => "global",
+        PortClass::Unused => "unused",
     }
 }
 
