@@ -20,6 +20,8 @@ struct Source {
     /// The file as the user named it, or "<stdin>".
     name: String,
     text: String,
+    /// Its folder: where relative paths in it (`nic.flow_file`) are taken from.
+    dir: Option<std::path::PathBuf>,
 }
 
 /// The TOML tree of a file, of standard input (`-`), or of the embedded default when `path`
@@ -37,6 +39,7 @@ pub fn load_tree(path: Option<&Path>) -> Result<Tree, ConfigError> {
             Some(Source {
                 name: "<stdin>".into(),
                 text,
+                dir: None,
             })
         }
         Some(p) => Some(Source {
@@ -45,6 +48,7 @@ pub fn load_tree(path: Option<&Path>) -> Result<Tree, ConfigError> {
                 path: p.display().to_string(),
                 message: e.to_string(),
             })?,
+            dir: p.parent().map(Path::to_path_buf),
         }),
         None => None,
     };
@@ -89,14 +93,42 @@ pub fn finish(tree: Tree, sets: &[String]) -> Result<Config, ConfigError> {
             errors.push(e);
         }
     }
+    let dir = tree.source.as_ref().and_then(|s| s.dir.as_deref());
+    let flow_file = match arcsim::config::flow_file::expand(&mut value, dir) {
+        Ok(f) => f,
+        Err(e) => {
+            errors.push(tree.locate(e, sets));
+            None
+        }
+    };
     match Config::from_value_all(value) {
         Ok(cfg) if errors.is_empty() => Ok(cfg),
         Ok(_) => Err(ConfigError::from_all(errors)),
         Err(found) => {
-            errors.extend(found.into_iter().map(|e| tree.locate(e, sets)));
+            errors.extend(
+                found
+                    .into_iter()
+                    .map(|e| match flow_line(&e, flow_file.as_ref()) {
+                        Some(location) => ConfigError::Located {
+                            location,
+                            error: Box::new(e),
+                        },
+                        None => tree.locate(e, sets),
+                    }),
+            );
             Err(ConfigError::from_all(errors))
         }
     }
+}
+
+/// The line of the flow file an error about `flows[i]` comes from, when that flow was read
+/// from it.
+fn flow_line(
+    error: &ConfigError,
+    file: Option<&arcsim::config::flow_file::FlowFile>,
+) -> Option<String> {
+    let index = error.field()?.strip_prefix("flows[")?.split(']').next()?;
+    file?.location_of(index.parse().ok()?)
 }
 
 pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Config> {

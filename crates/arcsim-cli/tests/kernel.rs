@@ -83,3 +83,66 @@ fn the_kernel_examples_run_and_report_their_flows() {
     assert!(run["pauses"].as_u64().unwrap_or(0) > 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn flows_from_a_csv_file_run_as_the_same_flows_written_in_toml() {
+    // examples/pfc_incast.toml with its five [[flows]] moved to a CSV file beside it: the
+    // same run, line for line (speed aside); a bad row is reported at its line of the file.
+    let dir = temp_dir("cli-kernel-flow-file");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let inline = std::fs::read_to_string(root.join("pfc_incast.toml")).unwrap();
+    let cut = inline.find("[[flows]]").unwrap();
+    let (head, flows) = inline.split_at(cut);
+    let mut csv = String::from("# the incast and its victim\nsrc,dst\n");
+    for table in flows.split("[[flows]]").skip(1) {
+        let value = |key: &str| {
+            let line = table.lines().find(|l| l.starts_with(key)).unwrap();
+            line.split('=').nth(1).unwrap().trim().to_string()
+        };
+        csv.push_str(&format!("{},{}\n", value("src"), value("dst")));
+    }
+    assert_eq!(csv.lines().count(), 7, "{csv}");
+    let sub = dir.join("conf");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join("flows.csv"), &csv).unwrap();
+    assert!(!head.contains("[nic]"));
+    let with_file = format!("{head}[nic]\nflow_file = \"flows.csv\"\n");
+    std::fs::write(sub.join("incast.toml"), &with_file).unwrap();
+    let short = [
+        "--set",
+        "simulation.warmup_cycles=500",
+        "--set",
+        "simulation.measure_cycles=2000",
+    ];
+    let run = |config: &Path, name: &str| {
+        let out_dir = dir.join(name);
+        let mut args = vec!["run", config.to_str().unwrap()];
+        args.extend(short);
+        args.extend(["--out", out_dir.to_str().unwrap()]);
+        let out = arcsim(&dir, &args);
+        assert_success(&out, name);
+        text(&out.stdout)
+            .lines()
+            .filter(|l| !l.starts_with("speed") && !l.starts_with("wrote"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let a = run(&root.join("pfc_incast.toml"), "inline");
+    let b = run(&sub.join("incast.toml"), "file");
+    assert!(a.contains("flow 4"), "{a}");
+    assert_eq!(a, b);
+    // The written configuration holds the flows inline.
+    let written = std::fs::read_to_string(dir.join("file/config.toml")).unwrap();
+    assert_eq!(written.matches("[[flows]]").count(), 5, "{written}");
+    assert!(!written.contains("flow_file"));
+    // A flow to a node that does not exist, on the file's fourth line.
+    std::fs::write(sub.join("flows.csv"), "src,dst\n0,5\n\n1,99\n").unwrap();
+    let out = arcsim(&dir, &["check", sub.join("incast.toml").to_str().unwrap()]);
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("flows.csv:4") && err.contains("flows[1].dst") && err.contains("node 99"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -5,6 +5,7 @@
 //! simulation starts, with a message naming the field and what is allowed.
 
 mod flow_control;
+pub mod flow_file;
 mod graph;
 pub mod memory;
 mod nic;
@@ -72,6 +73,9 @@ impl Config {
 
     /// Build from an already-parsed TOML tree (after `--set` overrides were applied).
     pub fn from_value(mut value: toml::Value) -> Result<Config, ConfigError> {
+        // Flows in a CSV file join [[flows]] first (relative to the working directory when
+        // no loader has already read them relative to the configuration file).
+        flow_file::expand(&mut value, None)?;
         units::convert(&mut value)?;
         let (field, message) = match Config::deserialize_tree(value.clone()) {
             Ok(cfg) => return Ok(cfg),
@@ -103,8 +107,11 @@ impl Config {
     /// tree checked again, until it passes, the same key fails twice or
     /// [`MAX_REPORTED_ERRORS`] are found. The errors come in the order found; all are
     /// [`ConfigError::Field`]s naming their key.
-    pub fn from_value_all(value: toml::Value) -> Result<Config, Vec<ConfigError>> {
+    pub fn from_value_all(mut value: toml::Value) -> Result<Config, Vec<ConfigError>> {
         let defaults: toml::Value = toml::from_str(DEFAULT_TOML).expect("embedded default parses");
+        if let Err(e) = flow_file::expand(&mut value, None) {
+            return Err(vec![e]);
+        }
         let mut tree = value;
         let mut errors: Vec<ConfigError> = Vec::new();
         while errors.len() < MAX_REPORTED_ERRORS {
@@ -436,6 +443,23 @@ pub const MAX_REPORTED_ERRORS: usize = 20;
 /// or remove it where the default has none (an unknown key, an optional one). A path into an
 /// array (`traffic.mix[1].pattern`) resets the whole array. False when nothing changed.
 fn reset_to_default(tree: &mut toml::Value, defaults: &toml::Value, path: &str) -> bool {
+    // A key of one entry of an array of tables (`flows[1].dst`): remove it from that entry,
+    // which then takes the key's default, rather than the whole array (the other entries,
+    // and the keys that depend on them, stay as written).
+    if let Some((array, rest)) = path.split_once('[') {
+        if let Some((index, key)) = rest.split_once("].") {
+            if !key.contains('[') && !key.contains('.') {
+                let entry = array
+                    .split('.')
+                    .try_fold(&mut *tree, |node, part| node.get_mut(part))
+                    .and_then(|a| a.get_mut(index.parse::<usize>().ok()?))
+                    .and_then(|e| e.as_table_mut());
+                if let Some(entry) = entry {
+                    return entry.remove(key).is_some();
+                }
+            }
+        }
+    }
     let path = path.split('[').next().unwrap_or(path);
     let parts: Vec<&str> = path.split('.').filter(|p| !p.is_empty()).collect();
     let Some((last, parents)) = parts.split_last() else {

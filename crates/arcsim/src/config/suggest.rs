@@ -82,7 +82,7 @@ fn paper_pattern(given: &str, names: &[String]) -> Option<String> {
 /// (Jaro-Winkler at least 0.85, the level at which one or two letters are wrong in a name of
 /// eight). The typo comes before the prefix because keys extend one another
 /// (`escape_entry_limt` starts with `escape` but means `escape_entry_limit`).
-fn closest<'a>(given: &str, names: &'a [String]) -> Option<&'a str> {
+pub(super) fn closest<'a>(given: &str, names: &'a [String]) -> Option<&'a str> {
     let squash = |s: &str| -> String {
         s.chars()
             .filter(|c| *c != '-' && *c != '_')
