@@ -20,11 +20,8 @@ pub fn check_command(config: Option<&Path>, sets: &[String]) -> Result<()> {
     };
     println!("# arcsim check: {source}{overrides} is valid.");
     println!("# {}", arcsim::topology::describe(&cfg.topology));
-    let memory = arcsim::config::memory::estimate(&cfg);
-    println!(
-        "# estimated memory: {}",
-        arcsim::config::memory::human(memory)
-    );
+    let memory = arcsim::memory::estimate(&cfg);
+    println!("# estimated memory: {}", arcsim::memory::human(memory));
     println!("# The complete effective configuration (`arcsim run` reads it as it is):");
     print!("{}", cfg.to_complete_toml_string()?);
     Ok(())

@@ -101,7 +101,7 @@ pub fn finish(tree: Tree, sets: &[String]) -> Result<Config, ConfigError> {
             None
         }
     };
-    match Config::from_value_all(value) {
+    match Config::from_value_all(value, arcsim::validate) {
         Ok(cfg) if errors.is_empty() => Ok(cfg),
         Ok(_) => Err(ConfigError::from_all(errors)),
         Err(found) => {

@@ -410,11 +410,11 @@ pub fn parse_curves(vary: &[String]) -> Result<Vec<(String, Vec<String>)>> {
 /// enough that starting them is quick.
 const MAX_THREADS: usize = 1024;
 
-/// How many of `jobs` fit in memory at once: the limit ([`arcsim::config::memory::limit`])
+/// How many of `jobs` fit in memory at once: the limit ([`arcsim::memory::limit`])
 /// over the largest estimate; None when no limit is known.
 fn fit_in_memory(jobs: &[Config]) -> Option<usize> {
-    let need = jobs.iter().map(arcsim::config::memory::estimate).max()?;
-    let limit = arcsim::config::memory::limit(jobs.first()?)?;
+    let need = jobs.iter().map(arcsim::memory::estimate).max()?;
+    let limit = arcsim::memory::limit(jobs.first()?)?;
     Some((limit / need.max(1)) as usize)
 }
 
@@ -446,8 +446,8 @@ pub fn run_jobs_with(
     if threads < wanted {
         eprintln!(
             "arcsim: running {threads} simulations at once, not {wanted}: each needs up to about {} and the limit is {} (simulation.memory_limit_mib; 0: the machine's memory)",
-            arcsim::config::memory::human(jobs.iter().map(arcsim::config::memory::estimate).max().unwrap_or(0)),
-            arcsim::config::memory::human(arcsim::config::memory::limit(&jobs[0]).unwrap_or(0)),
+            arcsim::memory::human(jobs.iter().map(arcsim::memory::estimate).max().unwrap_or(0)),
+            arcsim::memory::human(arcsim::memory::limit(&jobs[0]).unwrap_or(0)),
         );
     }
     let pool = rayon::ThreadPoolBuilder::new()

@@ -131,7 +131,7 @@ fn run_writes_result_and_plots() {
     // The configuration actually used is written back and reloads.
     let used = std::fs::read_to_string(out_dir.join("config.toml")).expect("config.toml");
     let cfg = arcsim::Config::from_toml_str(&used).expect("config.toml parses");
-    cfg.validate().expect("config.toml validates");
+    arcsim::validate(&cfg).expect("config.toml validates");
     assert_eq!((cfg.topology.p, cfg.topology.a, cfg.topology.h), (2, 4, 2));
     assert_eq!(cfg.simulation.measure_cycles, 1000);
     let _ = std::fs::remove_dir_all(&dir);

@@ -10,6 +10,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod kernel;
+pub mod memory;
 pub mod prefetch;
 pub mod rng;
 pub mod router;
@@ -19,11 +20,13 @@ pub mod stats;
 pub mod switch;
 pub mod topology;
 pub mod traffic;
+pub mod validate;
 
 pub use config::Config;
 pub use engine::{build, run, run_traced, run_with, Simulator, Tick, TraceSpec};
 pub use error::{ConfigError, SimError};
 pub use stats::RunResult;
+pub use validate::validate;
 
 /// Run `cfg.simulation.repetitions` independent simulations with seeds seed, seed+1, ... and
 /// aggregate them (mean and 95% confidence interval).

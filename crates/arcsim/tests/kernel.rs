@@ -9,7 +9,7 @@ use arcsim::RunResult;
 /// A configuration from TOML text on top of the embedded default.
 fn cfg(text: &str) -> Config {
     let c = Config::from_toml_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    c.validate().unwrap_or_else(|e| panic!("{e}\n{text}"));
+    arcsim::validate(&c).unwrap_or_else(|e| panic!("{e}\n{text}"));
     c
 }
 
@@ -338,7 +338,7 @@ fn every_packet_is_delivered_once_or_still_in_flight() {
             c.router.buffer_local = 256;
             c.router.buffer_global = 1024;
         }
-        c.validate().unwrap();
+        arcsim::validate(&c).unwrap();
         let mut sim = arcsim::build(&c).unwrap();
         for step in 0..3000 {
             sim.step().unwrap();

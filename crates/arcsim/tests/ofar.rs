@@ -33,7 +33,7 @@ fn config_on(rules: &[&str], sets: &[&str]) -> Config {
     let mut cfg = Config::from_value(tree).unwrap();
     // Without an escape network the key has nothing to act on (and is refused).
     cfg.routing.mml_from_escape &= cfg.routing.escape != EscapeKind::None;
-    cfg.validate().unwrap();
+    arcsim::validate(&cfg).unwrap();
     cfg
 }
 
@@ -1814,7 +1814,7 @@ fn fig13_tree_burst_at_h4(extra: &[&str]) -> RunResult {
         apply_override(&mut tree, s).unwrap();
     }
     let cfg = Config::from_value(tree).unwrap();
-    cfg.validate().unwrap();
+    arcsim::validate(&cfg).unwrap();
     arcsim::run(&cfg).unwrap_or_else(|e| panic!("{extra:?}: {e}"))
 }
 

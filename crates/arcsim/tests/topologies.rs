@@ -13,7 +13,7 @@ use std::collections::{HashMap, VecDeque};
 
 fn cfg(text: &str) -> Config {
     let c = Config::from_toml_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    c.validate().unwrap_or_else(|e| panic!("{e}\n{text}"));
+    arcsim::validate(&c).unwrap_or_else(|e| panic!("{e}\n{text}"));
     c
 }
 
@@ -26,7 +26,7 @@ fn error(text: &str) -> String {
         Ok(c) => c,
         Err(e) => return e.to_string(),
     };
-    match c.validate() {
+    match arcsim::validate(&c) {
         Err(e) => e.to_string(),
         Ok(()) => match arcsim::run(&c) {
             Err(e) => e.to_string(),

@@ -7,7 +7,7 @@
 mod flow_control;
 pub mod flow_file;
 mod graph;
-pub mod memory;
+pub mod limits;
 mod nic;
 mod overrides;
 mod router;
@@ -107,7 +107,13 @@ impl Config {
     /// tree checked again, until it passes, the same key fails twice or
     /// [`MAX_REPORTED_ERRORS`] are found. The errors come in the order found; all are
     /// [`ConfigError::Field`]s naming their key.
-    pub fn from_value_all(mut value: toml::Value) -> Result<Config, Vec<ConfigError>> {
+    ///
+    /// `check` is the validation to pass: [`crate::validate()`] for everything a simulation
+    /// needs, or [`Config::validate`] for the configuration's own rules.
+    pub fn from_value_all(
+        mut value: toml::Value,
+        check: impl Fn(&Config) -> Result<(), ConfigError>,
+    ) -> Result<Config, Vec<ConfigError>> {
         let defaults: toml::Value = toml::from_str(DEFAULT_TOML).expect("embedded default parses");
         if let Err(e) = flow_file::expand(&mut value, None) {
             return Err(vec![e]);
@@ -116,7 +122,7 @@ impl Config {
         let mut errors: Vec<ConfigError> = Vec::new();
         while errors.len() < MAX_REPORTED_ERRORS {
             let err = match Config::from_value(tree.clone()) {
-                Ok(cfg) => match cfg.validate() {
+                Ok(cfg) => match check(&cfg) {
                     Ok(()) if errors.is_empty() => return Ok(cfg),
                     Ok(()) => break,
                     Err(e) => e,
@@ -240,9 +246,7 @@ impl Config {
         self.router.validate()?;
         self.traffic.validate(&self.topology)?;
         self.simulation.validate()?;
-        self.routing.validate(&self.topology, &self.router)?;
-        crate::routing::check_vcs(self)?;
-        memory::check(self)?;
+        self.routing.validate(&self.router)?;
         let burst = self.traffic.burst_packets;
         let len = u64::from(self.router.packet_length);
         let inject_cycles = u128::from(burst) * u128::from(len);
@@ -431,7 +435,6 @@ impl Config {
             _ => self.topology.flat_nodes().unwrap_or(0) as u64,
         };
         validate_flows(&self.flows, nodes)?;
-        memory::check(self)?;
         Ok(())
     }
 }
@@ -560,7 +563,7 @@ fn every_key<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
-fn field_err(field: &str, message: impl Into<String>) -> ConfigError {
+pub(crate) fn field_err(field: &str, message: impl Into<String>) -> ConfigError {
     ConfigError::Field {
         field: field.to_string(),
         message: message.into(),
@@ -660,7 +663,7 @@ mod tests {
             "[topology]\nhh = 3\np = \"x\"\n[traffic]\nload = 2.0\n[router]\npacket_length = 0\n",
         )
         .unwrap();
-        let errors = Config::from_value_all(tree).unwrap_err();
+        let errors = Config::from_value_all(tree, crate::validate).unwrap_err();
         let fields: Vec<&str> = errors.iter().filter_map(|e| e.field()).collect();
         for f in [
             "topology.hh",
@@ -672,7 +675,10 @@ mod tests {
         }
         assert_eq!(fields.len(), 4, "{errors:?}");
         let valid = toml::from_str(DEFAULT_TOML).unwrap();
-        assert_eq!(Config::from_value_all(valid).unwrap(), Config::default());
+        assert_eq!(
+            Config::from_value_all(valid, crate::validate).unwrap(),
+            Config::default()
+        );
     }
 
     #[test]

@@ -208,12 +208,12 @@ impl RouterConfig {
             ("router.vcs_global", self.vcs_global, true),
             ("router.vcs_injection", self.vcs_injection, false),
         ] {
-            if (n == 0 && !auto) || n > crate::router::MAX_VCS {
+            if (n == 0 && !auto) || n > super::limits::MAX_VCS {
                 return Err(field_err(
                     name,
                     format!(
                         "{n} VCs is out of range: allowed 1..={}",
-                        crate::router::MAX_VCS
+                        super::limits::MAX_VCS
                     ),
                 ));
             }

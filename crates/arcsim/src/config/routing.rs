@@ -1,7 +1,7 @@
 //! `[routing]`: the routing algorithm and its keys (OFAR's escape subnetworks and
 //! congestion management, Piggyback's flags); which keys a routing does not read.
 
-use super::{check_finite_at_least, field_err, RouterConfig, TopologyConfig};
+use super::{check_finite_at_least, field_err, RouterConfig};
 use crate::error::ConfigError;
 use serde::{Deserialize, Serialize};
 
@@ -223,7 +223,32 @@ mod congested_global_toml {
     }
 }
 
-pub use crate::topology::escape::{RingDirection, RingKind};
+/// Which Hamiltonian ring (the OFAR paper: A in 3.3.2, B and C in 3.3.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RingKind {
+    A,
+    B,
+    C,
+}
+
+/// Direction in which packets travel a ring. The OFAR paper describes each ring by its links only
+/// (ring A: "router i is connected to routers i ± 1"), so either direction is the paper's ring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RingDirection {
+    /// Local hops by +step inside a group (ring A: R_0 -> R_1 -> ... -> R_{a-1}), then the
+    /// global hop to the next group's R_in (ring A: group j + 1).
+    Ascending,
+    /// The same links the other way (ring A: R_{a-1} -> ... -> R_0 -> R_{a-1} of group j - 1).
+    Descending,
+    /// Both ways (FOGSim's `ringDirs = 2`): every link of the ring carries the escape VC in
+    /// each direction, and each escape hop takes the shorter way round to the destination
+    /// router (ascending on a tie). The two directions are two separate rings of buffers, each
+    /// with bubble flow control; a packet never changes direction on the way, because a hop
+    /// the shorter way keeps that way the shorter one.
+    Both,
+}
 
 /// `routing.selection`: how a switch of the general kernel picks among the output ports on
 /// shortest paths.
@@ -685,11 +710,7 @@ impl RoutingConfig {
         out
     }
 
-    pub fn validate(
-        &self,
-        topo: &TopologyConfig,
-        router: &RouterConfig,
-    ) -> Result<(), ConfigError> {
+    pub fn validate(&self, router: &RouterConfig) -> Result<(), ConfigError> {
         // Fractions of a buffer: [0, 1], NaN rejected.
         for (field, value, hint) in [
             (
@@ -774,29 +795,6 @@ impl RoutingConfig {
             }
             return Ok(());
         }
-        let df = crate::topology::Dragonfly::new(topo);
-        let subnets = match self.escape {
-            EscapeKind::Ring => self.rings.len(),
-            EscapeKind::Tree => 1,
-            EscapeKind::None => 0,
-        };
-        let auto = crate::routing::default_vcs(self.algorithm);
-        for (name, n, auto_n) in [
-            ("router.vcs_local", router.vcs_local, auto.local),
-            ("router.vcs_global", router.vcs_global, auto.global),
-        ] {
-            let n = if n == 0 { auto_n } else { n };
-            if n + subnets > crate::router::MAX_VCS {
-                return Err(field_err(
-                    name,
-                    format!(
-                        "{n} VCs plus {subnets} escape VC(s) exceed the {} VCs a port supports: use at most {}",
-                        crate::router::MAX_VCS,
-                        crate::router::MAX_VCS - subnets
-                    ),
-                ));
-            }
-        }
         if self.escape == EscapeKind::None && self.congestion == CongestionKind::Ecm {
             return Err(field_err(
                 "routing.congestion",
@@ -833,30 +831,21 @@ impl RoutingConfig {
                 ));
             }
         }
-        match self.escape {
-            EscapeKind::Ring => {
-                if self.rings.is_empty() {
+        if self.escape == EscapeKind::Ring {
+            if self.rings.is_empty() {
+                return Err(field_err(
+                    "routing.rings",
+                    "give at least one ring, e.g. [\"a\"]",
+                ));
+            }
+            for (i, k) in self.rings.iter().enumerate() {
+                if self.rings[..i].contains(k) {
                     return Err(field_err(
                         "routing.rings",
-                        "give at least one ring, e.g. [\"a\"]",
+                        format!("ring {k:?} is listed twice"),
                     ));
                 }
-                for (i, k) in self.rings.iter().enumerate() {
-                    if self.rings[..i].contains(k) {
-                        return Err(field_err(
-                            "routing.rings",
-                            format!("ring {k:?} is listed twice"),
-                        ));
-                    }
-                    crate::topology::escape::ring(&df, *k, self.ring_direction)
-                        .map_err(|m| field_err("routing.rings", m))?;
-                }
             }
-            EscapeKind::Tree => {
-                crate::topology::escape::tree(&df, self.tree_root)
-                    .map_err(|m| field_err("routing.tree_root", m))?;
-            }
-            EscapeKind::None => {}
         }
         if self.congestion == CongestionKind::Bcm {
             let global = self.bcm_bubble_global.unwrap_or(self.bcm_bubble);

@@ -24,7 +24,7 @@ pub struct SimulationConfig {
     /// Burst mode only: give up after this many cycles.
     pub max_cycles: u64,
     /// Most memory one simulation may need, in MiB (0: the machine's memory). A
-    /// configuration whose estimate ([`super::memory::estimate`]) is above it is refused.
+    /// configuration whose estimate ([`crate::memory::estimate`]) is above it is refused.
     /// Written only when set (runs stored before the key keep their identity).
     #[serde(skip_serializing_if = "is_zero")]
     pub memory_limit_mib: u64,

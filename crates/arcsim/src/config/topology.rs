@@ -143,9 +143,6 @@ impl TopologyConfig {
                 ),
             ));
         }
-        if let Some(g) = crate::topology::generated(self) {
-            g.graph.validate()?;
-        }
         Ok(())
     }
 
@@ -187,12 +184,12 @@ impl TopologyConfig {
         // The radix first: it bounds p, a and h, so the products below cannot overflow.
         // In u128, so that absurd values are reported exactly instead of wrapping around.
         let radix = self.p as u128 + self.a as u128 + self.h as u128 - 1;
-        if radix > crate::router::MAX_RADIX as u128 {
+        if radix > super::limits::MAX_RADIX as u128 {
             return Err(field_err(
                 "topology",
                 format!(
                     "router radix p + a - 1 + h = {radix} exceeds the supported maximum of {} (p = {}, a = {}, h = {})",
-                    crate::router::MAX_RADIX,
+                    super::limits::MAX_RADIX,
                     self.p,
                     self.a,
                     self.h

@@ -126,7 +126,7 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
     if cfg.uses_kernel() {
         return crate::kernel::build(cfg);
     }
-    cfg.validate()?;
+    crate::validate(&cfg)?;
     let df = Dragonfly::new(&cfg.topology);
     let needs = routing::vc_needs(cfg.routing.algorithm);
     let auto = routing::default_vcs(cfg.routing.algorithm);
@@ -749,7 +749,7 @@ mod tests {
 
     /// A simulation of `cfg` (validated here) with MIN routing on 2/1 unordered VCs.
     fn min_simulation(cfg: &Config) -> Simulation<routing::MinRouting> {
-        cfg.validate().unwrap();
+        crate::validate(&cfg).unwrap();
         let df = Dragonfly::new(&cfg.topology);
         let vcs = VcMap::new(false, 2, 1, routing::vc_needs(cfg.routing.algorithm));
         Simulation::new(
@@ -772,7 +772,7 @@ mod tests {
         cfg.router.vcs_global = 1;
         cfg.routing.algorithm = RoutingAlgorithm::Ofar;
         routing(&mut cfg.routing);
-        cfg.validate().unwrap();
+        crate::validate(&cfg).unwrap();
         let df = Dragonfly::new(&cfg.topology);
         let r = routing::OfarRouting::new(df.clone(), &cfg.routing, 2, 1, true).unwrap();
         (Simulation::new(&cfg, &df, r), df)
@@ -902,7 +902,7 @@ mod tests {
         let mut cfg = small_config();
         cfg.routing.algorithm = RoutingAlgorithm::Pb;
         cfg.routing.pb_model = crate::config::PbModel::Fogsim;
-        cfg.validate().unwrap();
+        crate::validate(&cfg).unwrap();
         let df = Dragonfly::new(&cfg.topology);
         let vcs = VcMap::new(false, 3, 2, routing::vc_needs(cfg.routing.algorithm));
         let pb =
@@ -1047,7 +1047,7 @@ mod tests {
             cfg.routing.algorithm = RoutingAlgorithm::Ofar;
             cfg.routing.misroute_congested_global = restrict;
             cfg.routing.mml_commit = mml;
-            cfg.validate().unwrap();
+            crate::validate(&cfg).unwrap();
             let df = Dragonfly::new(&cfg.topology);
             let r =
                 routing::OfarRouting::new(df.clone(), &cfg.routing, 2, gvcs as u8, true).unwrap();

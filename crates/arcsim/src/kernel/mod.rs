@@ -637,7 +637,7 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
 /// against [`Mechanism`]: the simulation is returned whole, so that the caller can read the
 /// mechanism's own state after running it).
 pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, ConfigError> {
-    cfg.validate()?;
+    crate::validate(&cfg)?;
     let (net, describe, shape, route) = match cfg.topology.kind {
         TopologyKind::Dragonfly => {
             let df = Dragonfly::new(&cfg.topology);

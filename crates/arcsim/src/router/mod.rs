@@ -7,7 +7,6 @@ pub mod arbiter;
 pub mod buffers;
 pub mod state;
 
-/// Ports per router the allocator's bit masks can hold.
-pub const MAX_RADIX: usize = 64;
-/// VCs per port.
-pub const MAX_VCS: usize = 16;
+/// Ports per router the allocator's bit masks can hold, and VCs per port: limits the
+/// configuration checks ([`crate::config::limits`]).
+pub use crate::config::limits::{MAX_RADIX, MAX_VCS};

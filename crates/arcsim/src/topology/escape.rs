@@ -8,33 +8,7 @@
 
 use super::Dragonfly;
 use crate::config::GlobalArrangement;
-
-/// Which Hamiltonian ring (the OFAR paper: A in 3.3.2, B and C in 3.3.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RingKind {
-    A,
-    B,
-    C,
-}
-
-/// Direction in which packets travel a ring. The OFAR paper describes each ring by its links only
-/// (ring A: "router i is connected to routers i ± 1"), so either direction is the paper's ring.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RingDirection {
-    /// Local hops by +step inside a group (ring A: R_0 -> R_1 -> ... -> R_{a-1}), then the
-    /// global hop to the next group's R_in (ring A: group j + 1).
-    Ascending,
-    /// The same links the other way (ring A: R_{a-1} -> ... -> R_0 -> R_{a-1} of group j - 1).
-    Descending,
-    /// Both ways (FOGSim's `ringDirs = 2`): every link of the ring carries the escape VC in
-    /// each direction, and each escape hop takes the shorter way round to the destination
-    /// router (ascending on a tie). The two directions are two separate rings of buffers, each
-    /// with bubble flow control; a packet never changes direction on the way, because a hop
-    /// the shorter way keeps that way the shorter one.
-    Both,
-}
+pub use crate::config::{RingDirection, RingKind};
 
 /// A Hamiltonian ring: `next_port[r]` is the output port of router r that leads to its
 /// successor; a bidirectional ring also has `back_port[r]`, the port to its predecessor.

@@ -15,7 +15,7 @@ pub fn config(sets: &[&str]) -> Config {
         apply_override(&mut tree, s).unwrap_or_else(|e| panic!("override {s}: {e}"));
     }
     let cfg = Config::from_value(tree).unwrap_or_else(|e| panic!("{sets:?}: {e}"));
-    cfg.validate().unwrap_or_else(|e| panic!("{sets:?}: {e}"));
+    arcsim::validate(&cfg).unwrap_or_else(|e| panic!("{sets:?}: {e}"));
     cfg
 }
 

@@ -9,7 +9,7 @@
 //! per router the output arbiters' tables. Statistics, the event wheel and the traffic
 //! calendar are small next to them and counted as a fixed share.
 
-use super::{Config, RoutingAlgorithm};
+use crate::config::{Config, RoutingAlgorithm};
 use crate::engine::effective_vcs;
 use crate::engine::packet::Packet;
 use crate::router::state::{PortState, VcState};
@@ -44,9 +44,9 @@ pub fn parts(cfg: &Config) -> Vec<Part> {
     // at most.
     let escape = match cfg.routing.algorithm {
         RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL => match cfg.routing.escape {
-            super::EscapeKind::Ring => cfg.routing.rings.len() as u64,
-            super::EscapeKind::Tree => 1,
-            super::EscapeKind::None => 0,
+            crate::config::EscapeKind::Ring => cfg.routing.rings.len() as u64,
+            crate::config::EscapeKind::Tree => 1,
+            crate::config::EscapeKind::None => 0,
         },
         _ => 0,
     };
@@ -101,7 +101,7 @@ pub fn parts(cfg: &Config) -> Vec<Part> {
 /// The general kernel's parts: input queues (every slot holding a packet), output queues,
 /// NIC queues and the routing tables (a row per pair of switches).
 fn kernel_parts(cfg: &Config) -> Vec<Part> {
-    use super::{QueueScheme, TopologyKind};
+    use crate::config::{QueueScheme, TopologyKind};
     let t = &cfg.topology;
     let r = &cfg.router;
     let (switches, nodes, local_ports, global_ports) = match t.kind {
@@ -155,8 +155,8 @@ fn kernel_parts(cfg: &Config) -> Vec<Part> {
         .saturating_add(global_ports.saturating_mul(port_phits(r.buffer_global, r.vcs_global, 3)))
         / len;
     let output_queues = match cfg.switch.output_queues {
-        super::OutputQueues::Shared => 1,
-        super::OutputQueues::PerVc => queues_per_port,
+        crate::config::OutputQueues::Shared => 1,
+        crate::config::OutputQueues::PerVc => queues_per_port,
     };
     let output = ports
         .saturating_mul(output_queues)
@@ -245,7 +245,7 @@ pub(super) fn check(cfg: &Config) -> Result<(), crate::error::ConfigError> {
             cfg.simulation.memory_limit_mib
         )
     };
-    Err(super::field_err(
+    Err(crate::config::field_err(
         big.keys.split(',').next().unwrap_or("router").trim(),
         format!(
             "this configuration needs about {} of memory, more than {limit_text}: {} take {} ({}; topology.p, a, h and groups set the number of ports); make them smaller, or raise simulation.memory_limit_mib if the estimate is wrong for this machine",
@@ -271,7 +271,7 @@ mod tests {
         cfg.router.vcs_global = 16;
         cfg.simulation.memory_limit_mib = 64 * 1024;
         assert!(estimate(&cfg) > 64 << 30, "{}", human(estimate(&cfg)));
-        let err = cfg.validate().unwrap_err().to_string();
+        let err = crate::validate(&cfg).unwrap_err().to_string();
         assert!(err.contains("router.buffer_local"), "{err}");
         assert!(err.contains("router.vcs_local"), "{err}");
         assert!(err.contains("simulation.memory_limit_mib = 65536"), "{err}");
@@ -283,6 +283,6 @@ mod tests {
         assert!((10 << 20..1 << 30).contains(&e), "{}", human(e));
         let mut small = Config::default();
         small.simulation.memory_limit_mib = 1;
-        assert!(small.validate().is_err());
+        assert!(crate::validate(&small).is_err());
     }
 }
