@@ -52,8 +52,11 @@ pub struct Cioq {
     hold: bool,
     iterations: usize,
     queue_capacity: u32,
-    /// Per input VC: its packets, oldest first.
+    /// Per input VC: its packets, oldest first; and its head ([`NONE`]: empty), kept flat so
+    /// that the allocator reads a port's heads from one cache line without touching the
+    /// queues of empty VCs.
     fifo: Vec<VecDeque<u32>>,
+    heads: Vec<u32>,
     /// Per global port: its state, one record.
     port: Vec<Port>,
     /// Per output queue: packets (whole, each with the cycle it may leave), and the phits
@@ -70,6 +73,14 @@ pub struct Cioq {
     outputs: PortSet,
     /// Per switch: the last cycle a flow-control frame reached one of its outputs.
     signal_at: Vec<u64>,
+    /// Per switch: the earliest `out_wake` of its outputs with packets, so that a switch
+    /// none of whose outputs can send yet is passed over without visiting them.
+    out_wake_sw: Vec<u64>,
+    /// Per switch: the earliest cycle one of its inputs may request the crossbar, as the
+    /// last allocation that moved nothing found (0: look every cycle), and that cycle; an
+    /// arrival, or a flow-control frame after it, makes the switch look again.
+    in_wake_sw: Vec<u64>,
+    in_scan_sw: Vec<u64>,
     /// Per switch: control packets its mechanism sent, waiting for the crossbar (an input of
     /// their own, `control_busy` until its transfer ends), and the phits they take.
     control: Vec<VecDeque<u32>>,
@@ -214,7 +225,9 @@ impl Cioq {
                 .iter()
                 .map(|&c| VecDeque::with_capacity(slots(c)))
                 .collect();
+        let heads = vec![NONE; k.fc.capacity.len()];
         Cioq {
+            heads,
             speedup: cfg.switch.speedup,
             latency: cfg.switch.latency as u64,
             hold: cfg.switch.output_hold || fc != FlowControlKind::Credits,
@@ -230,6 +243,9 @@ impl Cioq {
             active: Vec::new(),
             listed: vec![false; net.num_routers()],
             signal_at: vec![0; net.num_routers()],
+            out_wake_sw: vec![u64::MAX; net.num_routers()],
+            in_wake_sw: vec![0; net.num_routers()],
+            in_scan_sw: vec![0; net.num_routers()],
             control: (0..net.num_routers()).map(|_| VecDeque::new()).collect(),
             control_busy: vec![0; net.num_routers()],
             control_queued: vec![0; net.num_routers()],
@@ -388,10 +404,17 @@ impl Cioq {
     fn allocate(&mut self, k: &mut Kernel, s: usize) {
         let base = k.net.port_base[s] as usize;
         let radix = k.net.radix(s);
+        if self.in_wake_sw[s] > k.now
+            && self.signal_at[s] <= self.in_scan_sw[s]
+            && self.control[s].is_empty()
+        {
+            // No input can request before then: every one would be passed over.
+            return;
+        }
         self.input_done[..=radix].fill(false);
         self.output_done[..radix].fill(false);
         let mut ready = std::mem::take(&mut self.ports_scratch);
-        for _ in 0..self.iterations {
+        for iteration in 0..self.iterations {
             self.inputs.copy(s, &mut ready);
             self.requests.clear();
             // The control queue: an input of its own (index `radix`), first.
@@ -430,9 +453,10 @@ impl Cioq {
                         (self.port[gp].rr_in as usize + j - (nv - data)) % data
                     };
                     let vc = vb + v;
-                    let Some(&pkt) = self.fifo[vc].front() else {
+                    let pkt = self.heads[vc];
+                    if pkt == NONE {
                         continue;
-                    };
+                    }
                     match self.choose_output(k, s, base, pkt, v as u16) {
                         Ok((out, next_vc)) => {
                             let r = Request {
@@ -453,8 +477,23 @@ impl Cioq {
                 self.port[gp].in_since = k.now;
             });
             if self.requests.is_empty() {
+                if iteration == 0 {
+                    // Nothing moves this cycle: until when nothing can.
+                    let mut earliest = u64::MAX;
+                    each_port(&ready, |i| {
+                        let port = &self.port[base + i];
+                        earliest = earliest.min(if port.xbar_in_busy > k.now {
+                            port.xbar_in_busy
+                        } else {
+                            port.in_wake
+                        });
+                    });
+                    self.in_wake_sw[s] = earliest;
+                    self.in_scan_sw[s] = k.now;
+                }
                 break;
             }
+            self.in_wake_sw[s] = 0;
             // Each requested output grants a control packet, else the first requester at or
             // after its pointer.
             for &(i, r) in &self.requests {
@@ -492,7 +531,10 @@ impl Cioq {
         let pkt = if from_control_queue {
             self.control[s].pop_front()
         } else {
-            self.fifo[r.vc as usize].pop_front()
+            let fifo = &mut self.fifo[r.vc as usize];
+            let head = fifo.pop_front();
+            self.heads[r.vc as usize] = fifo.front().copied().unwrap_or(NONE);
+            head
         }
         .expect("a request names a head");
         let p = k.pool.get_mut(pkt);
@@ -565,10 +607,14 @@ impl Switch for Cioq {
         } else {
             m.on_input(k, vc, pkt);
         }
+        if self.heads[vc as usize] == NONE {
+            self.heads[vc as usize] = pkt;
+        }
         self.fifo[vc as usize].push_back(pkt);
         self.held[s] += 1;
         self.port[gp].in_packets += 1;
         self.port[gp].in_wake = 0;
+        self.in_wake_sw[s] = 0;
         self.inputs.insert(s, gp - k.net.port_base[s] as usize);
         if !self.listed[s] {
             self.listed[s] = true;
@@ -599,6 +645,7 @@ impl Switch for Cioq {
         }
         let s = self.port[port].switch as usize;
         self.port[port].out_wake = self.port[port].out_wake.min(k.now + self.latency);
+        self.out_wake_sw[s] = self.out_wake_sw[s].min(self.port[port].out_wake);
         self.port[port].out_packets += 1;
         self.outputs.insert(s, port - k.net.port_base[s] as usize);
     }
@@ -606,7 +653,9 @@ impl Switch for Cioq {
     #[inline]
     fn flow_control_changed(&mut self, k: &Kernel, port: usize) {
         self.port[port].out_wake = 0;
-        self.signal_at[self.port[port].switch as usize] = k.now;
+        let s = self.port[port].switch as usize;
+        self.signal_at[s] = k.now;
+        self.out_wake_sw[s] = 0;
     }
 
     fn step<M: Mechanism>(&mut self, k: &mut Kernel, m: &mut M) {
@@ -643,10 +692,20 @@ impl Switch for Cioq {
         while i < self.active.len() {
             let s = self.active[i] as usize;
             let base = k.net.port_base[s] as usize;
-            let mut ready = std::mem::take(&mut self.ports_scratch);
-            self.outputs.copy(s, &mut ready);
-            each_port(&ready, |o| self.try_send(k, base + o));
-            self.ports_scratch = ready;
+            if self.out_wake_sw[s] <= k.now {
+                let mut ready = std::mem::take(&mut self.ports_scratch);
+                self.outputs.copy(s, &mut ready);
+                let mut earliest = u64::MAX;
+                each_port(&ready, |o| {
+                    self.try_send(k, base + o);
+                    let port = &self.port[base + o];
+                    if port.out_packets > 0 {
+                        earliest = earliest.min(port.out_wake);
+                    }
+                });
+                self.out_wake_sw[s] = earliest;
+                self.ports_scratch = ready;
+            }
             self.allocate(k, s);
             if self.held[s] == 0 {
                 self.listed[s] = false;
