@@ -22,6 +22,7 @@ pub mod mechanism;
 pub mod nic;
 pub mod packet;
 pub mod route;
+pub mod tables;
 
 use crate::config::{Config, FlowControlKind, QueueScheme, SwitchKind, TopologyKind};
 use crate::engine::{Audit, Simulator, Tick, TICK_CYCLES};
@@ -232,7 +233,7 @@ impl Kernel {
         if pkt.dst_switch as usize == s {
             return self.net.attach[pkt.dst as usize].1;
         }
-        let ports = self.route.ports_towards(s, pkt.dst_switch as usize);
+        let ports = self.route.group(s, pkt.dst_switch as usize, pkt.dst);
         ports[self.route.first_choice(s, pkt.src, pkt.dst, ports.len())]
     }
 
@@ -658,7 +659,8 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
                 g: 1,
             };
             let net = g.network();
-            let route = RouteTable::new(&net, VcPolicy::Hops)
+            let route = tables::for_config(cfg, &net)?
+                .unwrap_or_else(|| RouteTable::new(&net, VcPolicy::Hops))
                 .with_selection(&cfg.routing, cfg.simulation.seed, None)
                 .map_err(|message| ConfigError::Field {
                     field: "routing.selection".into(),
@@ -676,7 +678,8 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
             let net = g.network();
             // Shortest paths on fat trees and multistage networks go up, then down: free
             // of deadlock on one VC.
-            let route = RouteTable::new(&net, VcPolicy::UpDown)
+            let route = tables::for_config(cfg, &net)?
+                .unwrap_or_else(|| RouteTable::new(&net, VcPolicy::UpDown))
                 .with_selection(&cfg.routing, cfg.simulation.seed, Some(&g))
                 .map_err(|message| ConfigError::Field {
                     field: "routing.selection".into(),
@@ -685,6 +688,12 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
             (net, g.describe, shape, route)
         }
     };
+    if route.by_node && m.sends_control() {
+        return Err(ConfigError::Field {
+            field: "routing.paths".into(),
+            message: "control packets are routed by destination switch, and tables read from a file route by node: use another routing.paths with this mechanism".into(),
+        });
+    }
     match cfg.switch.kind {
         SwitchKind::Cioq => {
             let mut kernel = Kernel::new(cfg, net, shape, route, m.sends_control())?;

@@ -1,0 +1,178 @@
+//! Routing tables on the general kernel other than every shortest path: forwarding tables
+//! read from a file (errors with file and line, cycles of channel dependencies named), port
+//! groups with per-packet selection, up*/down* on random graphs and per-destination DAGs.
+
+use arcsim::config::Config;
+use arcsim::kernel::mechanism::NoMechanism;
+use arcsim::Simulator;
+use std::path::PathBuf;
+
+/// A file of `text` in a directory of this test run's own.
+fn file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arcsim-tables-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn cfg(text: &str) -> Config {
+    let c = Config::from_toml_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    c.validate().unwrap_or_else(|e| panic!("{e}\n{text}"));
+    c
+}
+
+fn error(text: &str) -> String {
+    let c = match Config::from_toml_str(text) {
+        Ok(c) => c,
+        Err(e) => return e.to_string(),
+    };
+    match c.validate() {
+        Err(e) => e.to_string(),
+        Ok(()) => match arcsim::run(&c) {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("no error for\n{text}"),
+        },
+    }
+}
+
+/// Two switches joined by two parallel links, node 0 on switch 0 and node 1 on switch 1;
+/// one greedy flow from node 0 to node 1. Switch 0's ports: 0 its node, 1 and 2 the links.
+fn two_links(routing: &str) -> String {
+    format!(
+        "[topology]
+kind = \"graph\"
+[topology.graph]
+switches = 2
+hosts = [0, 1]
+[[topology.graph.links]]
+a = 0
+b = 1
+latency = 4
+[[topology.graph.links]]
+a = 0
+b = 1
+latency = 4
+[switch]
+kind = \"cioq\"
+[router]
+packet_length = 4
+buffer_local = 16
+[traffic]
+load = 0.0
+[simulation]
+warmup_cycles = 1000
+measure_cycles = 10000
+[[flows]]
+src = 0
+dst = 1
+[routing]
+{routing}
+"
+    )
+}
+
+/// Phits sent on switch 0's two links, and the flow's throughput.
+fn split(routing: &str) -> (u64, u64, f64) {
+    let c = cfg(&two_links(routing));
+    let mut sim = arcsim::kernel::build_with(&c, NoMechanism).unwrap();
+    let r = sim.run_with(&mut |_| true).unwrap();
+    let base = sim.k.net.port_base[0] as usize;
+    (
+        sim.k.sent[base + 1],
+        sim.k.sent[base + 2],
+        r.flows[0].throughput,
+    )
+}
+
+#[test]
+fn a_group_of_two_parallel_links_splits_a_flow_and_a_single_port_does_not() {
+    let both = file("both.txt", "switch 0\n1 1 2\nswitch 1\n0 1 2\n");
+    let one = file("one.txt", "switch 0\n1 2\nswitch 1\n0 1\n");
+    for (routing, lo, hi) in [
+        (
+            format!("paths = \"table\"\ntable = {both:?}\nselection = \"round-robin\""),
+            0.49,
+            0.51,
+        ),
+        (
+            format!("paths = \"table\"\ntable = {both:?}\nselection = \"least-loaded\""),
+            0.4,
+            0.6,
+        ),
+        // Shortest paths hold both links too.
+        ("selection = \"round-robin\"".to_string(), 0.49, 0.51),
+        ("selection = \"least-loaded\"".to_string(), 0.4, 0.6),
+        (
+            format!("paths = \"table\"\ntable = {one:?}\nselection = \"round-robin\""),
+            0.0,
+            0.0,
+        ),
+        (format!("paths = \"table\"\ntable = {one:?}"), 0.0, 0.0),
+    ] {
+        let (a, b, thr) = split(&routing);
+        let share = a as f64 / (a + b) as f64;
+        assert!((lo..=hi).contains(&share), "{routing}: {a} and {b} phits");
+        assert!(thr > 0.95, "{routing}: throughput {thr}");
+    }
+}
+
+#[test]
+fn a_table_file_with_a_bad_line_names_the_file_and_line() {
+    let bad = file("bad.txt", "switch 0\n1 1\nswitch 1\n0 one\n");
+    let e = error(&two_links(&format!("paths = \"table\"\ntable = {bad:?}")));
+    assert!(e.contains("routing.table"), "{e}");
+    assert!(e.contains("bad.txt:4: \"one\" is not a port number"), "{e}");
+    let e = error(&two_links(
+        "paths = \"table\"\ntable = \"/nonexistent/t.txt\"",
+    ));
+    assert!(e.contains("cannot read \"/nonexistent/t.txt\""), "{e}");
+    let e = error(&two_links("paths = \"table\""));
+    assert!(e.contains("routing.table"), "{e}");
+    let missing = file("missing.txt", "switch 0\n1 1\n");
+    let e = error(&two_links(&format!(
+        "paths = \"table\"\ntable = {missing:?}"
+    )));
+    assert!(e.contains("switch 1 has no route to node 0"), "{e}");
+    let e = error(&two_links("up_down_root = 1"));
+    assert!(e.contains("routing.up_down_root"), "{e}");
+    let e = error(&two_links("paths = \"up-down\"\nup_down_root = 5"));
+    assert!(e.contains("switch 5 does not exist"), "{e}");
+}
+
+/// A ring of four switches, one node each, links i -> i+1 listed in order: switch s's
+/// port to s+1 is 1 on switch 0 and 2 on the others.
+fn ring(routing: &str, vcs: u32) -> String {
+    let mut t = String::from(
+        "[topology]\nkind = \"graph\"\n[topology.graph]\nswitches = 4\nhosts = [0, 1, 2, 3]\n",
+    );
+    for i in 0..4 {
+        t += &format!("[[topology.graph.links]]\na = {i}\nb = {}\n", (i + 1) % 4);
+    }
+    t + &format!(
+        "[switch]\nkind = \"cioq\"\n[router]\npacket_length = 4\nvcs_local = {vcs}\n\
+         [simulation]\nwarmup_cycles = 500\nmeasure_cycles = 2000\n[routing]\n{routing}\n"
+    )
+}
+
+#[test]
+fn clockwise_tables_on_a_ring_are_refused_on_one_vc_with_the_cycle_named() {
+    let mut text = String::new();
+    for s in 0..4 {
+        text += &format!("switch {s}\n");
+        for d in (0..4).filter(|&d| d != s) {
+            text += &format!("{d} {}\n", if s == 0 { 1 } else { 2 });
+        }
+    }
+    let path = file("clockwise.txt", &text);
+    let routing = format!("paths = \"table\"\ntable = {path:?}");
+    let e = error(&ring(&routing, 1));
+    assert!(e.contains("router.vcs_local"), "{e}");
+    assert!(
+        e.contains("switch 0 port 1 (VC 0) -> switch 1 port 2 (VC 0)"),
+        "{e}"
+    );
+    // As many VCs as the longest route has hops (0: that many) run it.
+    let r = arcsim::run(&cfg(&ring(&routing, 0))).unwrap();
+    assert!(r.accepted_load > 0.1, "{}", r.accepted_load);
+}
