@@ -176,3 +176,93 @@ fn clockwise_tables_on_a_ring_are_refused_on_one_vc_with_the_cycle_named() {
     let r = arcsim::run(&cfg(&ring(&routing, 0))).unwrap();
     assert!(r.accepted_load > 0.1, "{}", r.accepted_load);
 }
+
+/// A connected random graph of `switches` switches (a random spanning tree plus `extra`
+/// random links, parallel ones allowed), two nodes per switch, from `seed`.
+fn random_graph(seed: u64, switches: u32, extra: u32) -> String {
+    let mut rng = arcsim::rng::Rng::new(seed);
+    let mut t = format!(
+        "[topology]\nkind = \"graph\"\n[topology.graph]\nswitches = {switches}\nhosts = {:?}\n",
+        (0..2 * switches).map(|n| n / 2).collect::<Vec<_>>()
+    );
+    let mut link = |a: u64, b: u64| {
+        t += &format!("[[topology.graph.links]]\na = {a}\nb = {b}\nlatency = 2\n");
+    };
+    for s in 1..switches as u64 {
+        link(s, rng.below(s));
+    }
+    let mut added = 0;
+    while added < extra {
+        let (a, b) = (rng.below(switches as u64), rng.below(switches as u64));
+        if a != b {
+            link(a, b);
+            added += 1;
+        }
+    }
+    t
+}
+
+#[test]
+fn up_down_on_random_graphs_saturates_on_one_vc_without_deadlock() {
+    for seed in 1..=6u64 {
+        let mut rng = arcsim::rng::Rng::new(100 + seed);
+        let switches = 16 + rng.below(17) as u32;
+        // Mean degree from 2 to about 5.
+        let extra = rng.below(2 * switches as u64) as u32 + 1;
+        let text = random_graph(seed, switches, extra)
+            + &format!(
+                "[switch]\nkind = \"cioq\"\n[router]\npacket_length = 4\nvcs_local = 1\n\
+                 [traffic]\nload = 1.0\n[simulation]\nseed = {seed}\nwarmup_cycles = 0\n\
+                 measure_cycles = 3000\nwatchdog_cycles = 500\n[routing]\npaths = \"up-down\"\n\
+                 root = {}\nselection = \"least-loaded\"\n",
+                rng.below(switches as u64)
+            )
+            .replace("root = ", "up_down_root = ");
+        let c = cfg(&text);
+        let mut sim = arcsim::kernel::build_with(&c, NoMechanism).unwrap();
+        for step in 0..3000 {
+            // The watchdog (500 cycles without a move) would stop the run with an error.
+            sim.step()
+                .unwrap_or_else(|e| panic!("seed {seed}, {switches} switches: {e}"));
+            if step % 500 == 499 {
+                let a = sim.audit();
+                assert!(a.balanced(), "seed {seed} at cycle {step}: {a:?}");
+            }
+        }
+        let a = sim.audit();
+        assert!(a.balanced() && a.duplicates == 0, "seed {seed}: {a:?}");
+        assert!(a.delivered > 1000, "seed {seed}: {a:?}");
+        // One VC: the routes' channel dependencies form no cycle.
+        assert_eq!(sim.k.route.policy, arcsim::kernel::route::VcPolicy::UpDown);
+    }
+}
+
+#[test]
+fn shortest_paths_on_one_vc_are_refused_where_up_down_is_not() {
+    // A ring of four: shortest paths need two VCs; up*/down* needs one.
+    let e = error(&ring("", 1));
+    assert!(e.contains("router.vcs_local"), "{e}");
+    let r = arcsim::run(&cfg(&ring("paths = \"up-down\"", 1))).unwrap();
+    assert!(r.accepted_load > 0.1);
+}
+
+#[test]
+fn dags_on_random_graphs_run_with_the_vcs_they_need_and_every_packet_accounted_for() {
+    for seed in 1..=3u64 {
+        let text = random_graph(seed, 20, 15)
+            + &format!(
+                "[switch]\nkind = \"cioq\"\n[router]\npacket_length = 4\n\
+                 [traffic]\nload = 1.0\n[simulation]\nseed = {seed}\nwarmup_cycles = 0\n\
+                 measure_cycles = 2000\nwatchdog_cycles = 500\n[routing]\npaths = \"dag\"\n\
+                 selection = \"least-loaded\"\n"
+            );
+        let c = cfg(&text);
+        let mut sim = arcsim::kernel::build_with(&c, NoMechanism).unwrap();
+        for _ in 0..2000 {
+            sim.step().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        }
+        let a = sim.audit();
+        assert!(a.balanced() && a.delivered > 1000, "seed {seed}: {a:?}");
+        assert!(sim.k.route.diameter >= 1);
+    }
+}
