@@ -83,3 +83,32 @@ fn the_kernel_examples_run_and_report_their_flows() {
     assert!(run["pauses"].as_u64().unwrap_or(0) > 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_example_reads_its_anynet_file_from_its_own_directory() {
+    // Run from another directory: the file named in the example is found next to it.
+    let dir = temp_dir("cli-kernel-anynet");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/anynet_updown.toml");
+    let out_dir = dir.join("out");
+    let out = arcsim(
+        &dir,
+        &[
+            "run",
+            example.to_str().unwrap(),
+            "--set",
+            "simulation.warmup_cycles=500",
+            "--set",
+            "simulation.measure_cycles=2000",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_success(&out, "arcsim run examples/anynet_updown.toml");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("graph of 6 switches, 12 nodes, 8 links"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("up-down, least-loaded"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

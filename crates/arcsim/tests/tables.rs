@@ -266,3 +266,137 @@ fn dags_on_random_graphs_run_with_the_vcs_they_need_and_every_packet_accounted_f
         assert!(sim.k.route.diameter >= 1);
     }
 }
+
+fn graph_file(name: &str, text: &str, format: &str, rest: &str) -> String {
+    let path = file(name, text);
+    format!(
+        "[topology]\nkind = \"graph\"\n[topology.graph]\nfile = {path:?}\nformat = \"{format}\"\n\
+         [switch]\nkind = \"cioq\"\n[router]\npacket_length = 4\n\
+         [simulation]\nwarmup_cycles = 200\nmeasure_cycles = 1000\n{rest}"
+    )
+}
+
+#[test]
+fn an_anynet_file_is_imported_and_runs() {
+    let text = "router 0 node 0 node 1 node 2 router 1\nrouter 1 node 3 node 4 node 5\nrouter 2 node 6 node 7 node 8 router 1 router 0 4\n";
+    let c = cfg(&graph_file("three.anynet", text, "auto", ""));
+    let g = c.topology.graph().unwrap();
+    assert_eq!(g.switches, 3);
+    assert_eq!(g.hosts, vec![0, 0, 0, 1, 1, 1, 2, 2, 2]);
+    let links: Vec<(u32, u32, u32)> = g.links.iter().map(|l| (l.a, l.b, l.latency)).collect();
+    assert_eq!(links, vec![(0, 1, 1), (0, 2, 4), (1, 2, 1)]);
+    let r = arcsim::run(&c).unwrap();
+    assert!(r.packets.delivered > 0);
+    assert!(
+        r.topology.contains("graph of 3 switches, 9 nodes, 3 links"),
+        "{}",
+        r.topology
+    );
+    // A malformed file: its line and what is wrong.
+    let e = error(&graph_file(
+        "bad.anynet",
+        "router 0 node 0\nrouter 1 node 1 router 0 fast\n",
+        "anynet",
+        "",
+    ));
+    assert!(e.contains("topology.graph.file"), "{e}");
+    assert!(e.contains("bad.anynet:2: \"fast\" is not a latency"), "{e}");
+    // A file and a graph given together, and a file that cannot be read.
+    let e = error(
+        &(graph_file("three.anynet", text, "anynet", "") + "").replace(
+            "format = \"anynet\"\n",
+            "format = \"anynet\"\nswitches = 3\n",
+        ),
+    );
+    assert!(e.contains("leave switches, hosts and links out"), "{e}");
+    let e = error(
+        &graph_file("three.anynet", text, "anynet", "")
+            .replace("three.anynet", "no-such-file.anynet"),
+    );
+    assert!(e.contains("cannot read"), "{e}");
+    // A disconnected graph.
+    let e = error(&graph_file(
+        "apart.anynet",
+        "router 0 node 0\nrouter 1 node 1\n",
+        "anynet",
+        "",
+    ));
+    assert!(
+        e.contains("apart.anynet") && e.contains("cannot be reached"),
+        "{e}"
+    );
+}
+
+const IB: &str = r#"# Two switches, two parallel cables, three HCAs
+Switch	36 "S-00000000000000a0"		# "leaf-a" enhanced port 0 lid 1 lmc 0
+[1]	"S-00000000000000b0"[1]		# "leaf-b" lid 2 4xHDR
+[2]	"S-00000000000000b0"[2]		# "leaf-b" lid 2 4xHDR
+[3]	"H-0000000000000001"[1](2) 		# "n1 HCA-1" lid 3 4xHDR
+[4]	"H-0000000000000011"[1](12) 		# "n2 HCA-1" lid 4 4xHDR
+
+Switch	36 "S-00000000000000b0"		# "leaf-b" enhanced port 0 lid 2 lmc 0
+[1]	"S-00000000000000a0"[1]		# "leaf-a" lid 1 4xHDR
+[2]	"S-00000000000000a0"[2]		# "leaf-a" lid 1 4xHDR
+[3]	"H-0000000000000021"[1](22) 		# "n3 HCA-1" lid 5 4xHDR
+
+Ca	1 "H-0000000000000001"		# "n1 HCA-1"
+[1](2) 	"S-00000000000000a0"[3]		# lid 3 lmc 0 "leaf-a" lid 1 4xHDR
+Ca	1 "H-0000000000000011"		# "n2 HCA-1"
+[1](12) 	"S-00000000000000a0"[4]		# lid 4 lmc 0 "leaf-a" lid 1 4xHDR
+Ca	1 "H-0000000000000021"		# "n3 HCA-1"
+[1](22) 	"S-00000000000000b0"[3]		# lid 5 lmc 0 "leaf-b" lid 2 4xHDR
+"#;
+
+#[test]
+fn an_ibnetdiscover_file_and_its_opensm_tables_run() {
+    let base = graph_file("fabric.ibnet", IB, "ibnetdiscover", "[topology]\n");
+    // The "[topology]" table cannot be opened twice: latency goes in the first one.
+    let base = base
+        .replace("[topology]\nkind", "[topology]\nlocal_latency = 3\nkind")
+        .replace("\n[topology]\n", "\n");
+    let c = cfg(&base);
+    let g = c.topology.graph().unwrap();
+    assert_eq!((g.switches, g.hosts.clone()), (2, vec![0, 0, 1]));
+    assert_eq!(g.links.len(), 2);
+    assert!(g.links.iter().all(|l| (l.a, l.b, l.latency) == (0, 1, 3)));
+    // OpenSM's tables: everything from leaf-a to n3 over cable 2 only.
+    let lfts = file(
+        "lfts.dump",
+        "Unicast lids [0x0-0x5] of switch Lid 1 guid 0x00000000000000a0 (leaf-a):\n\
+         0x0003 003 : (Channel Adapter portguid 0x2: 'n1 HCA-1')\n\
+         0x0004 004 : (Channel Adapter portguid 0x12: 'n2 HCA-1')\n\
+         0x0005 002 : (Channel Adapter portguid 0x22: 'n3 HCA-1')\n\
+         Unicast lids [0x0-0x5] of switch Lid 2 guid 0x00000000000000b0 (leaf-b):\n\
+         0x0003 001 : (Channel Adapter portguid 0x2: 'n1 HCA-1')\n\
+         0x0004 001 : (Channel Adapter portguid 0x12: 'n2 HCA-1')\n\
+         0x0005 003 : (Channel Adapter portguid 0x22: 'n3 HCA-1')\n",
+    );
+    let text = format!(
+        "{base}[traffic]\nload = 0.0\n[[flows]]\nsrc = 0\ndst = 2\n[routing]\npaths = \"table\"\ntable = {lfts:?}\n"
+    );
+    let c = cfg(&text);
+    let mut sim = arcsim::kernel::build_with(&c, NoMechanism).unwrap();
+    sim.run_with(&mut |_| true).unwrap();
+    // leaf-a's arcsim ports: n1, n2, cable 1, cable 2.
+    let b = sim.k.net.port_base[0] as usize;
+    assert_eq!(sim.k.sent[b + 2], 0);
+    assert!(sim.k.sent[b + 3] > 500);
+    // A malformed fabric file stops with its line.
+    let bad = graph_file(
+        "bad.ibnet",
+        &IB.replace(
+            "[2]\t\"S-00000000000000b0\"[2]",
+            "[2]\t\"S-00000000000000b0\"",
+        ),
+        "auto",
+        "",
+    );
+    let e = error(&bad);
+    assert!(
+        e.contains("bad.ibnet:4: the peer \"S-00000000000000b0\" needs its port"),
+        "{e}"
+    );
+    // An OpenSM dump without an ibnetdiscover fabric.
+    let e = error(&two_links(&format!("paths = \"table\"\ntable = {lfts:?}")));
+    assert!(e.contains("OpenSM forwarding table dump"), "{e}");
+}

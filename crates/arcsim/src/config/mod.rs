@@ -6,6 +6,7 @@
 
 mod flow_control;
 mod graph;
+pub mod import;
 pub mod memory;
 mod nic;
 mod overrides;
@@ -355,7 +356,7 @@ impl Config {
         let len = self.router.packet_length;
         match self.topology.kind {
             TopologyKind::Dragonfly => self.topology.validate()?,
-            TopologyKind::Graph => self.topology.graph.validate()?,
+            TopologyKind::Graph => self.topology.graph()?.validate()?,
             _ => self.topology.validate_generated()?,
         }
         if self.topology.terminal_latency == 0 {

@@ -652,7 +652,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
             (net, df.describe(), shape, route)
         }
         TopologyKind::Graph => {
-            let g = Graph::new(&cfg.topology.graph, cfg.topology.terminal_latency);
+            let g = Graph::new(&*cfg.topology.graph()?, cfg.topology.terminal_latency);
             let shape = Shape {
                 p: g.num_nodes(),
                 a: 1,
@@ -707,9 +707,15 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
                 offered: cfg.traffic.load,
                 describe: format!("{describe}, CIOQ speedup {}", cfg.switch.speedup),
                 pattern_name: measure::describe_traffic(cfg),
-                routing_name: match cfg.routing.selection {
-                    crate::config::Selection::Adaptive => "min".into(),
-                    s => format!("min, {}", s.name()),
+                routing_name: {
+                    let paths = match cfg.routing.paths {
+                        crate::config::Paths::Shortest => "min",
+                        p => p.name(),
+                    };
+                    match cfg.routing.selection {
+                        crate::config::Selection::Adaptive => paths.into(),
+                        s => format!("{paths}, {}", s.name()),
+                    }
                 },
                 k: kernel,
                 sw,

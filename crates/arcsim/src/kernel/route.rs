@@ -463,6 +463,7 @@ mod tests {
                     latency: 1,
                 })
                 .collect(),
+            ..Default::default()
         };
         Graph::new(&cfg, 1).network()
     }

@@ -153,6 +153,109 @@ pub fn parse_text(text: &str, path: &str, net: &Network) -> Result<Groups, Strin
     normalise(net, path, lists)
 }
 
+/// An OpenSM linear-forwarding-table dump of a fabric imported from `ibnetdiscover`
+/// (`fabric`): what `dump_lfts.sh`, `ibroute` and OpenSM's `opensm-lfts.dump` write, a
+/// block per switch headed `Unicast lids [0x0-0x8] of switch Lid 2 guid 0x0002c9... (...):`
+/// with lines `0x0007 003 : (...)`, destination LID then output port (InfiniBand numbers).
+/// Switches are found by GUID, nodes by the LIDs of their HCA ports; LIDs of switches and
+/// LIDs the fabric does not have are skipped, and port 255 (unreachable) gives no entry.
+pub fn parse_lft_dump(
+    text: &str,
+    path: &str,
+    net: &Network,
+    fabric: &crate::config::import::IbFabric,
+) -> Result<Groups, String> {
+    let n = net.num_routers();
+    let nodes = net.num_terminals();
+    let mut lists: Vec<Option<Vec<u16>>> = vec![None; n * nodes];
+    let node_of_lid: std::collections::HashMap<u32, usize> = fabric
+        .node_lid
+        .iter()
+        .enumerate()
+        .filter(|(_, &l)| l != 0)
+        .map(|(i, &l)| (l, i))
+        .collect();
+    let mut current: Option<usize> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let at = |msg: String| format!("{path}:{line_no}: {msg}");
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with("Unicast lids") {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let guid = words
+                .iter()
+                .position(|&w| w == "guid")
+                .and_then(|k| words.get(k + 1))
+                .and_then(|g| u64::from_str_radix(g.trim_start_matches("0x"), 16).ok())
+                .ok_or_else(|| {
+                    at(
+                        "a \"Unicast lids\" line names the switch: ... of switch Lid L guid 0x..."
+                            .into(),
+                    )
+                })?;
+            let s = fabric
+                .switch_guid
+                .iter()
+                .position(|&g| g == guid)
+                .ok_or_else(|| {
+                    at(format!(
+                        "switch guid {guid:#018x} is not in the fabric the topology file describes"
+                    ))
+                })?;
+            current = Some(s);
+            continue;
+        }
+        let first = line.split_whitespace().next().unwrap_or_default();
+        if !first.starts_with("0x") {
+            // Column headers ("Lid Out Destination", "Port Info") and the closing count
+            // ("9 valid lids dumped").
+            if first == "Lid" || first == "Port" || line.ends_with("dumped") {
+                continue;
+            }
+            return Err(at(format!(
+                "expected a \"Unicast lids\" line or an entry \"0xLID PORT : ...\", not \"{first}\""
+            )));
+        }
+        let Some(s) = current else {
+            return Err(at(
+                "an entry before any \"Unicast lids ... of switch\" line".into(),
+            ));
+        };
+        let lid = u32::from_str_radix(first.trim_start_matches("0x"), 16)
+            .map_err(|_| at(format!("\"{first}\" is not a LID")))?;
+        let port_word = line.split_whitespace().nth(1).unwrap_or_default();
+        if port_word == "UNREACHABLE" {
+            continue;
+        }
+        let port: usize = port_word
+            .parse()
+            .map_err(|_| at(format!("\"{port_word}\" is not a port number")))?;
+        let Some(&d) = node_of_lid.get(&lid) else {
+            continue;
+        };
+        if port == 0 || port == 255 {
+            continue;
+        }
+        let mapped = fabric.port_map[s].get(port).copied().unwrap_or(u16::MAX);
+        if mapped == u16::MAX {
+            return Err(at(format!(
+                "switch \"{}\" sends LID {lid} out of port {port}, which is not cabled",
+                fabric.switch_name[s]
+            )));
+        }
+        let slot = &mut lists[s * nodes + d];
+        match slot {
+            Some(l) if !l.contains(&mapped) => l.push(mapped),
+            Some(_) => {}
+            None => *slot = Some(vec![mapped]),
+        }
+    }
+    normalise(net, path, lists)
+}
+
 /// Entries at a destination's own switch must name the node's port (or be absent); they are
 /// then dropped, since a switch always delivers to its own nodes. Entries are checked to be
 /// links elsewhere.
@@ -562,10 +665,15 @@ pub fn route_table(
                 } else {
                     "router.vcs_local"
                 };
+                let counts = if net.ports.iter().any(|p| p.class == PortClass::Global) {
+                    format!("{l} local and {gl} global VCs")
+                } else {
+                    format!("{l} VC{}", if l == 1 { "" } else { "s" })
+                };
                 return Err(TableError::Deadlock {
                     key,
                     message: format!(
-                        "{l} local and {gl} global VCs (a packet's VC is its hop count) leave a cycle in the channel dependencies of these routes, so packets can deadlock: {}; use {} VCs (0: as many as needed), or routes without the cycle",
+                        "{counts} (a packet's VC is its hop count) leave a cycle in the channel dependencies of these routes, so packets can deadlock: {}; use {} VCs (0: as many as needed), or routes without the cycle",
                         describe_cycle(&c),
                         longest.max(1)
                     ),
@@ -612,8 +720,33 @@ pub fn for_config(
         Paths::Table => {
             let text = std::fs::read_to_string(&r.table)
                 .map_err(|e| field("routing.table", format!("cannot read \"{}\": {e}", r.table)))?;
+            let groups = if text
+                .lines()
+                .any(|l| l.trim_start().starts_with("Unicast lids"))
+            {
+                let t = &cfg.topology;
+                let fabric = match t.kind {
+                    crate::config::TopologyKind::Graph => t
+                        .graph
+                        .import(t.terminal_latency, t.local_latency)?
+                        .and_then(|(_, f)| f),
+                    _ => None,
+                };
+                let fabric = fabric.ok_or_else(|| {
+                    field(
+                        "routing.table",
+                        format!(
+                            "\"{}\" is an OpenSM forwarding table dump, which names switches by GUID and nodes by LID: import the fabric from its ibnetdiscover output (topology.graph.file)",
+                            r.table
+                        ),
+                    )
+                })?;
+                parse_lft_dump(&text, &r.table, net, &fabric)
+            } else {
+                parse_text(&text, &r.table, net)
+            };
             (
-                parse_text(&text, &r.table, net).map_err(|m| field("routing.table", m))?,
+                groups.map_err(|m| field("routing.table", m))?,
                 Choice::Modulo,
                 "routing.table",
             )
@@ -654,6 +787,7 @@ mod tests {
                     latency: 1,
                 })
                 .collect(),
+            ..Default::default()
         };
         Graph::new(&cfg, 1).network()
     }
@@ -803,6 +937,61 @@ mod tests {
         assert!(up_down(&net, 4)
             .unwrap_err()
             .contains("switch 4 does not exist"));
+    }
+
+    #[test]
+    fn an_opensm_lft_dump_maps_guids_lids_and_ports() {
+        use crate::config::import::{ibnetdiscover, tests::IB};
+        let (g, fabric) = ibnetdiscover(IB, "ib", 1).unwrap();
+        let net = Graph::new(&g, 1).network();
+        // Switch A (lid 1): nodes LID 3, 4 on its IB ports 3, 4; LID 5 over both cables
+        // (IB ports 1 and 2, listed twice: a group). Switch B (lid 2): LIDs 3 and 4 over
+        // cable 1 and 2, LID 5 on its port 3.
+        let dump = "Unicast lids [0x0-0x5] of switch Lid 1 guid 0x0002c90300a0b0c0 (switch-A):
+  Lid  Out   Destination
+       Port     Info
+0x0001 000 : (Switch portguid 0x0002c90300a0b0c0: 'switch-A')
+0x0002 001 : (Switch portguid 0x0002c90300d0e0f0: 'switch-B')
+0x0003 003 : (Channel Adapter portguid 0x0002c90300000002: 'node01 HCA-1')
+0x0004 004 : (Channel Adapter portguid 0x0002c90300000012: 'node02 HCA-1')
+0x0005 001 : (Channel Adapter portguid 0x0002c90300000022: 'node03 HCA-1')
+0x0005 002 : (Channel Adapter portguid 0x0002c90300000022: 'node03 HCA-1')
+6 valid lids dumped
+Unicast lids [0x0-0x5] of switch Lid 2 guid 0x0002c90300d0e0f0 (switch-B):
+0x0003 001 : (Channel Adapter portguid 0x0002c90300000002: 'node01 HCA-1')
+0x0004 002 : (Channel Adapter portguid 0x0002c90300000012: 'node02 HCA-1')
+0x0005 003 : (Channel Adapter portguid 0x0002c90300000022: 'node03 HCA-1')
+0x0009 255 : (no such LID)
+";
+        let t = parse_lft_dump(dump, "lfts", &net, &fabric).unwrap();
+        // arcsim ports: A has nodes 0, 1 at ports 0, 1 and the cables at 2, 3; B node 2
+        // at 0, cables at 1, 2.
+        assert_eq!(t.get(0, 2), &[2, 3]);
+        assert_eq!(t.get(1, 0), &[1]);
+        assert_eq!(t.get(1, 1), &[2]);
+        assert_eq!(check_routes(&net, &t), Ok(1));
+        for (bad, expect) in [
+            (
+                dump.replace("0x0003 003", "0x0003 009"),
+                "lfts:6: switch \"switch-A\" sends LID 3 out of port 9, which is not cabled",
+            ),
+            (
+                dump.replace("guid 0x0002c90300d0e0f0 (switch-B)", "guid 0x99 (x)"),
+                "lfts:11: switch guid 0x0000000000000099 is not in the fabric",
+            ),
+            (
+                dump.replace("0x0004 002", "0x0004 two"),
+                "lfts:13: \"two\" is not a port number",
+            ),
+            (format!("0x0001 001\n{dump}"), "lfts:1: an entry before any"),
+            (
+                dump.replace("6 valid lids dumped", "garbage"),
+                "lfts:10: expected a \"Unicast lids\" line",
+            ),
+        ] {
+            let e = parse_lft_dump(&bad, "lfts", &net, &fabric).unwrap_err();
+            assert!(e.contains(expect), "{expect}: {e}");
+        }
     }
 
     #[test]
