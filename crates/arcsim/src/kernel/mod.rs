@@ -81,6 +81,8 @@ pub struct Kernel {
     /// phits it has sent.
     pub link_busy: Vec<u64>,
     pub sent: Vec<u64>,
+    /// Per port: packets sent, output states and input occupancy over the window.
+    pub(crate) meas: measure::PortMeasure,
     sent_at_window_start: Vec<u64>,
     pub nics: Vec<Nic>,
     /// NICs with packets queued (each once), in the order they got them.
@@ -132,6 +134,7 @@ impl Kernel {
         let len = p.len as u64;
         self.link_busy[gp] = self.now + len;
         self.sent[gp] += len;
+        self.meas.sent(gp, self.now);
         self.last_move = self.now;
         let at = self.now + info.latency as u64;
         if p.kind == Kind::Control {
@@ -241,6 +244,8 @@ impl Kernel {
     /// the buffer crossed its threshold.
     #[inline]
     pub fn buffer_enter(&mut self, vc: u32, len: u32) -> Result<(), SimError> {
+        self.meas
+            .hold(self.vc_port[vc as usize] as usize, self.now, len, true);
         match self.fc.enter(vc, len) {
             Ok(Some(s)) => {
                 self.signal_upstream(vc, s);
@@ -262,6 +267,8 @@ impl Kernel {
     /// A packet of `len` phits has left input VC `vc`: credits or a resume go upstream.
     #[inline]
     pub fn buffer_leave(&mut self, vc: u32, len: u32) {
+        self.meas
+            .hold(self.vc_port[vc as usize] as usize, self.now, len, false);
         if let Some(s) = self.fc.leave(vc, len) {
             self.signal_upstream(vc, s);
         }
@@ -623,6 +630,9 @@ pub struct Sim<S: Switch, M: Mechanism> {
     pattern_name: String,
     routing_name: String,
     group_size: usize,
+    /// Per switch, its level where the topology has levels (fat trees, multistage
+    /// networks, Dragonfly+), for link classes `up`/`down` and statistics per level.
+    levels: Vec<u32>,
 }
 
 /// Build a kernel simulation for a validated configuration that uses it.
@@ -635,6 +645,7 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
 /// mechanism's own state after running it).
 pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, ConfigError> {
     cfg.validate()?;
+    let mut levels = Vec::new();
     let (net, describe, shape, route) = match cfg.topology.kind {
         TopologyKind::Dragonfly => {
             let df = Dragonfly::new(&cfg.topology);
@@ -685,6 +696,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
                     field: "routing.selection".into(),
                     message,
                 })?;
+            levels = g.level.clone();
             (net, g.describe, shape, route)
         }
     };
@@ -700,6 +712,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
             let sw = Cioq::new(cfg, &kernel);
             kernel.start();
             Ok(Sim {
+                levels,
                 group_size: shape.a,
                 watchdog: cfg.simulation.watchdog_cycles,
                 end: cfg.simulation.warmup_cycles + cfg.simulation.measure_cycles,
@@ -946,6 +959,7 @@ impl Kernel {
                 .with_ports(vc_port.clone(), port_capacity),
             link_busy: vec![0; n_ports],
             sent: vec![0; n_ports],
+            meas: measure::PortMeasure::new(n_ports, (ws, we)),
             sent_at_window_start: Vec::new(),
             vc_base,
             vc_count,

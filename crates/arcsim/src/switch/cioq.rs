@@ -292,6 +292,7 @@ impl Cioq {
             if !terminal && self.hold {
                 let down = k.downstream_vc(gp, p.vc);
                 if !k.fc.can_send(down, len) {
+                    k.meas.set_blocked(gp, k.now, true);
                     continue;
                 }
                 k.fc.take(down, len);
@@ -304,6 +305,9 @@ impl Cioq {
             self.port[gp].out_packets -= 1;
             if self.port[gp].out_packets == 0 {
                 self.outputs.remove(sw, gp - k.net.port_base[sw] as usize);
+                if self.port[gp].xbar_out_busy <= k.now {
+                    k.meas.set_empty(gp, k.now, k.link_busy[gp]);
+                }
             }
             self.port[gp].rr_queue = ((qi - base + 1) % n) as u16;
             self.port[gp].out_wake = k.link_busy[gp];
@@ -340,13 +344,19 @@ impl Cioq {
                 let vc = k.control_vc(p, class);
                 let down = k.downstream_vc(gp, vc);
                 if !self.hold && !k.fc.can_send(down, len as u32) {
+                    k.meas.set_blocked(gp, now, true);
                     return Err(u64::MAX);
                 }
                 vc
             } else {
                 let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold)
-                    .ok_or(u64::MAX)?
+                match k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold) {
+                    Some(q) => q,
+                    None => {
+                        k.meas.set_blocked(gp, now, true);
+                        return Err(u64::MAX);
+                    }
+                }
             };
             let q = if self.port[gp].queue_count > 1 {
                 next
@@ -582,6 +592,7 @@ impl Cioq {
             self.port[gp_in].xbar_in_busy = end;
         }
         self.port[gp_out].xbar_out_busy = end;
+        k.meas.set_queued(gp_out, now);
         let q = if self.port[gp_out].queue_count > 1 {
             r.next_vc
         } else {
@@ -675,6 +686,7 @@ impl Switch for Cioq {
 
     #[inline]
     fn flow_control_changed(&mut self, k: &Kernel, port: usize) {
+        k.meas.set_blocked(port, k.now, false);
         self.port[port].out_wake = 0;
         self.signal_at[self.port[port].switch as usize] = k.now;
     }
