@@ -229,20 +229,31 @@ pub struct PortMeasure {
     window: (u64, u64),
     /// Per global port, output side: packets sent in the window.
     pub packets: Vec<u64>,
-    /// Output state: its queue holds packets; a packet waits for it for want of credits;
-    /// since when; cycles spent queued with credits (root) and blocked (branch).
-    queued: Vec<Cell<bool>>,
-    blocked: Vec<Cell<bool>>,
-    since: Vec<Cell<u64>>,
-    /// Its link carries its last packet until then (the queue empty): still busy.
-    busy_until: Vec<Cell<u64>>,
-    root: Vec<Cell<u64>>,
-    branch: Vec<Cell<u64>>,
-    /// Input side: phits held in the port's buffers, since when, and their integral over
-    /// the window (phit-cycles).
-    held: Vec<u32>,
-    held_since: Vec<u64>,
-    held_integral: Vec<u64>,
+    out: Vec<OutState>,
+    held: Vec<Held>,
+}
+
+/// An output's state: a packet committed to it (crossing the crossbar, queued); a packet
+/// waiting for it for want of credits; since when; its link busy with its last packet until
+/// then; and the cycles spent queued with credits (root) and blocked (branch). One record,
+/// so that an update touches one cache line.
+#[derive(Default)]
+struct OutState {
+    queued: Cell<bool>,
+    blocked: Cell<bool>,
+    since: Cell<u64>,
+    busy_until: Cell<u64>,
+    root: Cell<u64>,
+    branch: Cell<u64>,
+}
+
+/// An input port's buffers: phits held, since when, and their integral over the window
+/// (phit-cycles).
+#[derive(Default, Clone, Copy)]
+struct Held {
+    phits: u32,
+    since: u64,
+    integral: u64,
 }
 
 impl PortMeasure {
@@ -250,15 +261,8 @@ impl PortMeasure {
         PortMeasure {
             window,
             packets: vec![0; ports],
-            queued: (0..ports).map(|_| Cell::new(false)).collect(),
-            blocked: (0..ports).map(|_| Cell::new(false)).collect(),
-            since: (0..ports).map(|_| Cell::new(0)).collect(),
-            busy_until: (0..ports).map(|_| Cell::new(0)).collect(),
-            root: (0..ports).map(|_| Cell::new(0)).collect(),
-            branch: (0..ports).map(|_| Cell::new(0)).collect(),
-            held: vec![0; ports],
-            held_since: vec![0; ports],
-            held_integral: vec![0; ports],
+            out: (0..ports).map(|_| OutState::default()).collect(),
+            held: vec![Held::default(); ports],
         }
     }
 
@@ -271,32 +275,33 @@ impl PortMeasure {
 
     /// (cycles with credits, cycles blocked) since the output's last change, up to `now`.
     #[inline]
-    fn pending(&self, gp: usize, now: u64) -> (u64, u64) {
-        let since = self.since[gp].get();
-        if self.blocked[gp].get() {
+    fn pending(&self, o: &OutState, now: u64) -> (u64, u64) {
+        let since = o.since.get();
+        if o.blocked.get() {
             (0, self.inside(since, now))
-        } else if self.queued[gp].get() {
+        } else if o.queued.get() {
             (self.inside(since, now), 0)
         } else {
-            (self.inside(since, now.min(self.busy_until[gp].get())), 0)
+            (self.inside(since, now.min(o.busy_until.get())), 0)
         }
     }
 
     /// Add the time since the output's last change to its state's count.
     #[inline]
-    fn settle(&self, gp: usize, now: u64) {
-        let (root, branch) = self.pending(gp, now);
-        self.root[gp].set(self.root[gp].get() + root);
-        self.branch[gp].set(self.branch[gp].get() + branch);
-        self.since[gp].set(now);
+    fn settle(&self, o: &OutState, now: u64) {
+        let (root, branch) = self.pending(o, now);
+        o.root.set(o.root.get() + root);
+        o.branch.set(o.branch.get() + branch);
+        o.since.set(now);
     }
 
     /// A packet was granted output `gp` (it crosses the crossbar into the output queue).
     #[inline]
     pub fn set_queued(&self, gp: usize, now: u64) {
-        if !self.queued[gp].get() {
-            self.settle(gp, now);
-            self.queued[gp].set(true);
+        let o = &self.out[gp];
+        if !o.queued.get() {
+            self.settle(o, now);
+            o.queued.set(true);
         }
     }
 
@@ -304,18 +309,20 @@ impl PortMeasure {
     /// link busy with the last packet until `until`.
     #[inline]
     pub fn set_empty(&self, gp: usize, now: u64, until: u64) {
-        self.settle(gp, now);
-        self.queued[gp].set(false);
-        self.busy_until[gp].set(until);
+        let o = &self.out[gp];
+        self.settle(o, now);
+        o.queued.set(false);
+        o.busy_until.set(until);
     }
 
     /// A packet waits for output `gp` for want of credits (true), or a flow-control frame
     /// reached it (false: whoever still waits marks it again when it next tries).
     #[inline]
     pub fn set_blocked(&self, gp: usize, now: u64, blocked: bool) {
-        if self.blocked[gp].get() != blocked {
-            self.settle(gp, now);
-            self.blocked[gp].set(blocked);
+        let o = &self.out[gp];
+        if o.blocked.get() != blocked {
+            self.settle(o, now);
+            o.blocked.set(blocked);
         }
     }
 
@@ -329,23 +336,26 @@ impl PortMeasure {
     /// Input port `gp`'s buffers gain (or lose) `phits`.
     #[inline]
     pub fn hold(&mut self, gp: usize, now: u64, phits: u32, enter: bool) {
-        let t = self.inside(self.held_since[gp], now);
-        self.held_integral[gp] += t * self.held[gp] as u64;
-        self.held_since[gp] = now;
+        let window = self.window;
+        let h = &mut self.held[gp];
+        let t = now.min(window.1).saturating_sub(h.since.max(window.0));
+        h.integral += t * h.phits as u64;
+        h.since = now;
         if enter {
-            self.held[gp] += phits;
+            h.phits += phits;
         } else {
-            self.held[gp] = self.held[gp].saturating_sub(phits);
+            h.phits = h.phits.saturating_sub(phits);
         }
     }
 
     /// (cycles queued with credits, cycles blocked, phit-cycles held) of port `gp` up to
     /// `now`.
     fn totals(&self, gp: usize, now: u64) -> (u64, u64, u64) {
-        let (r, b) = self.pending(gp, now);
-        let (root, branch) = (self.root[gp].get() + r, self.branch[gp].get() + b);
-        let held =
-            self.held_integral[gp] + self.inside(self.held_since[gp], now) * self.held[gp] as u64;
+        let o = &self.out[gp];
+        let (r, b) = self.pending(o, now);
+        let (root, branch) = (o.root.get() + r, o.branch.get() + b);
+        let h = self.held[gp];
+        let held = h.integral + self.inside(h.since, now) * h.phits as u64;
         (root, branch, held)
     }
 }

@@ -320,11 +320,18 @@ impl RouteTable {
 
     /// The group of output ports of switch `s` for a packet to node `dst` on switch
     /// `dst_switch` (`s` != `dst_switch`).
-    #[inline]
+    #[inline(always)]
     pub fn group(&self, s: usize, dst_switch: usize, dst: u32) -> &[u16] {
-        if !self.by_node {
-            return self.ports_towards(s, dst_switch);
+        if self.by_node {
+            return self.group_of_node(s, dst);
         }
+        self.ports_towards(s, dst_switch)
+    }
+
+    /// [`RouteTable::group`] of a table by node, out of line so that the usual lookup by
+    /// switch stays small enough to inline.
+    #[inline(never)]
+    fn group_of_node(&self, s: usize, dst: u32) -> &[u16] {
         let i = s * self.dests + dst as usize;
         &self.ports[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
@@ -368,7 +375,7 @@ impl RouteTable {
     }
 
     /// Output ports of switch `s` on a shortest path to switch `d` (empty when s = d).
-    #[inline]
+    #[inline(always)]
     pub fn ports_towards(&self, s: usize, d: usize) -> &[u16] {
         let i = s * self.switches + d;
         if !self.single.is_empty() {
