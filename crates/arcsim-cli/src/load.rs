@@ -56,15 +56,37 @@ pub fn load_tree(path: Option<&Path>) -> Result<Tree, ConfigError> {
     // A file is read on top of the embedded default, so it only needs the keys it changes.
     let mut base: toml::Value = toml::from_str(DEFAULT_TOML).expect("embedded default parses");
     // toml's message gives the line and column of a syntax error.
-    let over: toml::Value = toml::from_str(text).map_err(|e| match &source {
+    let mut over: toml::Value = toml::from_str(text).map_err(|e| match &source {
         Some(s) => ConfigError::Syntax(format!("{}: {e}", s.name)),
         None => ConfigError::Syntax(e.to_string()),
     })?;
+    if let Some(dir) = path.filter(|p| p.as_os_str() != "-").and_then(Path::parent) {
+        relative_to(&mut over, dir);
+    }
     merge(&mut base, over);
     Ok(Tree {
         value: base,
         source: source.map(Arc::new),
     })
+}
+
+/// Keys that name files, read relative to the configuration file that sets them.
+const FILE_KEYS: [&str; 2] = ["routing.table", "topology.graph.file"];
+
+/// Make the relative paths of [`FILE_KEYS`] in a configuration file relative to its
+/// directory `dir`, so that a configuration runs from any working directory.
+fn relative_to(tree: &mut toml::Value, dir: &Path) {
+    for key in FILE_KEYS {
+        let mut node = Some(&mut *tree);
+        for part in key.split('.') {
+            node = node.and_then(|n| n.get_mut(part));
+        }
+        if let Some(toml::Value::String(s)) = node {
+            if !s.is_empty() && Path::new(s.as_str()).is_relative() {
+                *s = dir.join(s.as_str()).display().to_string();
+            }
+        }
+    }
 }
 
 fn merge(base: &mut toml::Value, over: toml::Value) {

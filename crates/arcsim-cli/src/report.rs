@@ -148,9 +148,15 @@ pub fn run_command(
     if let Some(s) = &first.series {
         write_series_csv(s, &out.join("series.csv"))?;
     }
+    let ports = if first.ports.is_empty() {
+        ""
+    } else {
+        write_ports_csv(first, &out.join("ports.csv"))?;
+        ", ports.csv"
+    };
     plot_run(first, cfg.router.packet_length, out)?;
     println!(
-        "wrote {}, series.csv, config.toml and plots series.{{svg,pdf,png}}, series_throughput.{{svg,pdf,png}}, queues.{{svg,pdf,png}}, hops.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
+        "wrote {}, series.csv{ports}, config.toml and plots series.{{svg,pdf,png}}, series_throughput.{{svg,pdf,png}}, queues.{{svg,pdf,png}}, hops.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
         path.display()
     );
     Ok(())
@@ -206,6 +212,39 @@ fn run_seeds(
     }
     progress.finish();
     Ok((Repeated::of(runs), records))
+}
+
+/// ports.csv (general kernel): one row per output port over the window: what it sent, and
+/// the cycles it had data queued with credits (the root of a congestion tree) and waiting
+/// without (a branch).
+fn write_ports_csv(r: &arcsim::RunResult, path: &Path) -> Result<()> {
+    crate::output::write_csv(path, |w| {
+        w.write_record([
+            "switch",
+            "port",
+            "class",
+            "level",
+            "peer",
+            "packets",
+            "phits",
+            "queued_with_credits",
+            "queued_without_credits",
+        ])?;
+        for p in &r.ports {
+            w.write_record([
+                p.switch.to_string(),
+                p.port.to_string(),
+                p.class.clone(),
+                p.level.map_or(String::new(), |l| l.to_string()),
+                p.peer.to_string(),
+                p.packets.to_string(),
+                p.phits.to_string(),
+                p.queued_with_credits.to_string(),
+                p.queued_without_credits.to_string(),
+            ])?;
+        }
+        Ok(())
+    })
 }
 
 /// series.csv: the time series, one row per window (result.json's `series.points`).

@@ -146,3 +146,73 @@ fn flows_from_a_csv_file_run_as_the_same_flows_written_in_toml() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_example_reads_its_anynet_file_from_its_own_directory() {
+    // Run from another directory: the file named in the example is found next to it.
+    let dir = temp_dir("cli-kernel-anynet");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/anynet_updown.toml");
+    let out_dir = dir.join("out");
+    let out = arcsim(
+        &dir,
+        &[
+            "run",
+            example.to_str().unwrap(),
+            "--set",
+            "simulation.warmup_cycles=500",
+            "--set",
+            "simulation.measure_cycles=2000",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_success(&out, "arcsim run examples/anynet_updown.toml");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("graph of 6 switches, 12 nodes, 8 links"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("up-down, least-loaded"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_kernel_run_writes_ports_csv_and_link_classes() {
+    let dir = temp_dir("cli-kernel-ports");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/fat_tree_dmodk.toml");
+    let out_dir = dir.join("out");
+    let out = arcsim(
+        &dir,
+        &[
+            "run",
+            example.to_str().unwrap(),
+            "--set",
+            "simulation.warmup_cycles=200",
+            "--set",
+            "simulation.measure_cycles=1000",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_success(&out, "arcsim run examples/fat_tree_dmodk.toml");
+    assert!(text(&out.stdout).contains("ports.csv"));
+    let csv = std::fs::read_to_string(out_dir.join("ports.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "switch,port,class,level,peer,packets,phits,queued_with_credits,queued_without_credits"
+        )
+    );
+    // 4-ary 3-tree: 16 switches of 8 ports a level, the top level's with 4.
+    assert_eq!(lines.count(), 16 * 8 * 2 + 16 * 4);
+    assert!(csv.contains(",up,1,") && csv.contains(",down,3,") && csv.contains(",node,1,"));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("result.json")).unwrap())
+            .unwrap();
+    let classes = json["link_classes"].as_array().unwrap();
+    assert!(classes
+        .iter()
+        .any(|c| c["class"] == "up" && c["level"] == 2 && c["utilisation"]["links"] == 64));
+    let _ = std::fs::remove_dir_all(&dir);
+}

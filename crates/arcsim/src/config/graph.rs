@@ -27,6 +27,30 @@ fn one() -> u32 {
     1
 }
 
+/// `topology.graph.format`: what kind of file `topology.graph.file` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GraphFormat {
+    /// From its contents: `ibnetdiscover` output has `Switch` and `Ca` blocks; anything
+    /// else is read as an anynet file.
+    #[default]
+    Auto,
+    /// BookSim's anynet network file.
+    Anynet,
+    /// InfiniBand `ibnetdiscover` output.
+    Ibnetdiscover,
+}
+
+impl GraphFormat {
+    fn is_auto(&self) -> bool {
+        *self == GraphFormat::Auto
+    }
+}
+
+fn is_empty(s: &str) -> bool {
+    s.is_empty()
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GraphConfig {
@@ -35,6 +59,80 @@ pub struct GraphConfig {
     /// The switch each node (host) attaches to: node i to switch `hosts[i]`.
     pub hosts: Vec<u32>,
     pub links: Vec<GraphLink>,
+    /// A file to import the graph from instead (`switches`, `hosts` and `links` left
+    /// out). Written only when set.
+    #[serde(skip_serializing_if = "is_empty")]
+    pub file: String,
+    /// The file's format. Written only when not "auto".
+    #[serde(skip_serializing_if = "GraphFormat::is_auto")]
+    pub format: GraphFormat,
+}
+
+/// What [`GraphConfig::import`] gives: the graph, and for an `ibnetdiscover` file what it
+/// tells of the fabric beyond it.
+pub type Imported = (GraphConfig, Option<super::import::IbFabric>);
+
+impl GraphConfig {
+    /// The graph of `file` (`terminal_latency`: what every node link takes; `latency`: of
+    /// the links of files that give none, ibnetdiscover's), or None when no file is named.
+    /// Errors name `topology.graph.file` and, for a malformed file, its line.
+    pub fn import(
+        &self,
+        terminal_latency: u32,
+        latency: u32,
+    ) -> Result<Option<Imported>, ConfigError> {
+        if self.file.is_empty() {
+            if self.format != GraphFormat::Auto {
+                return Err(field_err(
+                    "topology.graph.format",
+                    "is read only with topology.graph.file: name the file, or leave format out",
+                ));
+            }
+            return Ok(None);
+        }
+        if self.switches != 0 || !self.hosts.is_empty() || !self.links.is_empty() {
+            return Err(field_err(
+                "topology.graph.file",
+                "the graph comes from the file: leave switches, hosts and links out",
+            ));
+        }
+        let text = std::fs::read_to_string(&self.file).map_err(|e| {
+            field_err(
+                "topology.graph.file",
+                format!("cannot read \"{}\": {e}", self.file),
+            )
+        })?;
+        let format = match self.format {
+            GraphFormat::Auto
+                if text.lines().any(|l| {
+                    let w = l.split_whitespace().next().unwrap_or_default();
+                    w == "Switch" || w == "Ca"
+                }) =>
+            {
+                GraphFormat::Ibnetdiscover
+            }
+            GraphFormat::Auto => GraphFormat::Anynet,
+            f => f,
+        };
+        let result = match format {
+            GraphFormat::Ibnetdiscover => {
+                super::import::ibnetdiscover(&text, &self.file, latency).map(|(g, f)| (g, Some(f)))
+            }
+            _ => super::import::anynet(&text, &self.file, terminal_latency).map(|g| (g, None)),
+        };
+        let (graph, fabric) = result.map_err(|m| field_err("topology.graph.file", m))?;
+        graph.validate().map_err(|e| {
+            field_err(
+                "topology.graph.file",
+                format!(
+                    "{}: {}",
+                    self.file,
+                    e.to_string().replace("topology.graph.", "")
+                ),
+            )
+        })?;
+        Ok(Some((graph, fabric)))
+    }
 }
 
 /// The link classes a graph may name, in the order of their statistics.

@@ -7,6 +7,7 @@
 mod flow_control;
 pub mod flow_file;
 mod graph;
+pub mod import;
 pub mod limits;
 mod nic;
 mod overrides;
@@ -350,6 +351,9 @@ impl Config {
         if !self.routing.selection.is_adaptive() {
             return Err(field_err("routing.selection", cioq));
         }
+        if let Some(key) = self.routing.kernel_paths_key() {
+            return Err(field_err(key, cioq));
+        }
         if self.traffic.allow_self {
             return Err(field_err("traffic.allow_self", cioq));
         }
@@ -363,7 +367,7 @@ impl Config {
         let len = self.router.packet_length;
         match self.topology.kind {
             TopologyKind::Dragonfly => self.topology.validate()?,
-            TopologyKind::Graph => self.topology.graph.validate()?,
+            TopologyKind::Graph => self.topology.graph()?.validate()?,
             _ => self.topology.validate_generated()?,
         }
         if self.topology.terminal_latency == 0 {
@@ -396,17 +400,16 @@ impl Config {
                 ),
             ));
         }
-        if !matches!(sel, Selection::Adaptive | Selection::Random)
-            && !self.topology.kind.is_generated()
-        {
+        if !sel.any_topology() && !self.topology.kind.is_generated() {
             return Err(field_err(
                 "routing.selection",
                 format!(
-                    "\"{}\" needs a generated topology (topology.kind = \"tree\", \"xgft\", \"rlft\", \"multistage\" or \"dragonfly-plus\"); use \"adaptive\" or \"random\" here",
+                    "\"{}\" needs a generated topology (topology.kind = \"tree\", \"xgft\", \"rlft\", \"multistage\" or \"dragonfly-plus\"); use \"adaptive\", \"random\", \"least-loaded\" or \"round-robin\" here",
                     sel.name()
                 ),
             ));
         }
+        self.routing.validate_paths(self.topology.kind)?;
         let flows_only = !self.flows.is_empty() && self.traffic.load == 0.0;
         if !flows_only {
             if self.traffic.burst_packets > 0 {

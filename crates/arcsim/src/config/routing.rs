@@ -271,11 +271,26 @@ pub enum Selection {
     /// A random shortest path per source-destination pair, fixed for the run (from
     /// `simulation.seed`); any topology of the general kernel.
     Random,
+    /// Per packet, the least loaded port of the group that can take it now (output queue
+    /// plus the next buffer's occupancy as credits tell).
+    LeastLoaded,
+    /// Per packet, round robin over the group's ports (a pointer per switch and group).
+    RoundRobin,
 }
 
 impl Selection {
     pub fn is_adaptive(&self) -> bool {
         *self == Selection::Adaptive
+    }
+    /// A selection that needs no structure of a generated topology.
+    pub fn any_topology(self) -> bool {
+        matches!(
+            self,
+            Selection::Adaptive
+                | Selection::Random
+                | Selection::LeastLoaded
+                | Selection::RoundRobin
+        )
     }
     pub fn name(self) -> &'static str {
         match self {
@@ -285,13 +300,68 @@ impl Selection {
             Selection::DModM => "d-mod-m",
             Selection::SModM => "s-mod-m",
             Selection::Random => "random",
+            Selection::LeastLoaded => "least-loaded",
+            Selection::RoundRobin => "round-robin",
         }
     }
+}
+
+/// `routing.paths`: which routes the tables of the general kernel hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Paths {
+    /// Every shortest path.
+    #[default]
+    Shortest,
+    /// Up*/down* on any graph: a breadth-first spanning tree from `routing.up_down_root`
+    /// orients every link (up towards the root, or the lower switch number at the same
+    /// depth); legal paths go up, then down, and need one VC.
+    UpDown,
+    /// Per destination, the loop-free DAG of the DCB adaptive-routing paper: every link
+    /// u -> v with (distance(v), v) < (distance(u), u), in order of preference (shorter
+    /// remaining path, then port number).
+    Dag,
+    /// Forwarding tables read from the file `routing.table`.
+    Table,
+}
+
+impl Paths {
+    pub fn is_shortest(&self) -> bool {
+        *self == Paths::Shortest
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Paths::Shortest => "shortest",
+            Paths::UpDown => "up-down",
+            Paths::Dag => "dag",
+            Paths::Table => "table",
+        }
+    }
+}
+
+fn is_empty_str(s: &str) -> bool {
+    s.is_empty()
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingConfig {
+    /// General kernel: which routes the switches' tables hold. Written only when not
+    /// "shortest".
+    #[serde(skip_serializing_if = "Paths::is_shortest")]
+    pub paths: Paths,
+    /// With `paths = "table"`: the file of forwarding tables (arcsim's text format or an
+    /// OpenSM LFT dump). Written only when set.
+    #[serde(skip_serializing_if = "is_empty_str")]
+    pub table: String,
+    /// With `paths = "up-down"`: the root switch of the spanning tree. Written only when
+    /// not 0.
+    #[serde(skip_serializing_if = "is_zero_u32")]
+    pub up_down_root: u32,
     /// General kernel: how a switch picks among the ports on shortest paths. Written only
     /// when not "adaptive".
     #[serde(skip_serializing_if = "Selection::is_adaptive")]
@@ -449,6 +519,9 @@ fn is_reference_valiant(v: &ValiantModel) -> bool {
 impl Default for RoutingConfig {
     fn default() -> Self {
         RoutingConfig {
+            paths: Paths::Shortest,
+            table: String::new(),
+            up_down_root: 0,
             selection: Selection::Adaptive,
             algorithm: RoutingAlgorithm::Min,
             ugal_threshold: 0.0,
@@ -489,6 +562,54 @@ impl Default for RoutingConfig {
 }
 
 impl RoutingConfig {
+    /// The first key of `paths`, `table` and `up_down_root` set on a configuration that
+    /// does not run on the general kernel (which alone reads them).
+    pub fn kernel_paths_key(&self) -> Option<&'static str> {
+        if !self.paths.is_shortest() {
+            Some("routing.paths")
+        } else if !self.table.is_empty() {
+            Some("routing.table")
+        } else if self.up_down_root != 0 {
+            Some("routing.up_down_root")
+        } else {
+            None
+        }
+    }
+
+    /// `paths`, `table` and `up_down_root` on the general kernel, for a topology of `kind`
+    /// (the root's range and the file's contents are checked when the network is built).
+    pub fn validate_paths(&self, kind: super::TopologyKind) -> Result<(), ConfigError> {
+        use super::TopologyKind as K;
+        if !self.paths.is_shortest() && kind == K::Dragonfly {
+            return Err(field_err(
+                "routing.paths",
+                format!(
+                    "\"{}\" needs a graph or a generated topology: the dragonfly's routes are its minimal paths; leave it out",
+                    self.paths.name()
+                ),
+            ));
+        }
+        if self.paths == Paths::Table && self.table.is_empty() {
+            return Err(field_err(
+                "routing.table",
+                "paths = \"table\" reads the forwarding tables from a file: give its path, e.g. table = \"tables.txt\"",
+            ));
+        }
+        if self.paths != Paths::Table && !self.table.is_empty() {
+            return Err(field_err(
+                "routing.table",
+                "is read only with routing.paths = \"table\": set that, or leave table out",
+            ));
+        }
+        if self.paths != Paths::UpDown && self.up_down_root != 0 {
+            return Err(field_err(
+                "routing.up_down_root",
+                "is read only with routing.paths = \"up-down\": set that, or leave it out",
+            ));
+        }
+        Ok(())
+    }
+
     /// Keys set to something other than their default that this configuration's routing does
     /// not read, each with the reason: `routing.rings` with MIN, `routing.pb_factor` with OFAR,
     /// `routing.tree_root` with a ring. Not an error (a figure's curves share one base that

@@ -112,6 +112,20 @@ impl TopologyConfig {
 }
 
 impl TopologyConfig {
+    /// The graph of `kind = "graph"`: `[topology.graph]` as given, or imported from its
+    /// file (ibnetdiscover links take `local_latency`).
+    pub fn graph(&self) -> Result<std::borrow::Cow<'_, super::GraphConfig>, ConfigError> {
+        Ok(
+            match self
+                .graph
+                .import(self.terminal_latency, self.local_latency)?
+            {
+                Some((g, _)) => std::borrow::Cow::Owned(g),
+                None => std::borrow::Cow::Borrowed(&self.graph),
+            },
+        )
+    }
+
     /// Validation of a generated topology: its own table, the link latency it uses, then
     /// the graph it builds (connectivity, port counts).
     pub fn validate_generated(&self) -> Result<(), ConfigError> {
@@ -150,7 +164,7 @@ impl TopologyConfig {
     pub fn flat_nodes(&self) -> Option<usize> {
         match self.kind {
             TopologyKind::Dragonfly => None,
-            TopologyKind::Graph => Some(self.graph.hosts.len()),
+            TopologyKind::Graph => Some(self.graph().map_or(0, |g| g.hosts.len())),
             TopologyKind::Tree => Some((self.tree.k as usize).pow(self.tree.n)),
             TopologyKind::Xgft => Some(self.xgft.m.iter().map(|&m| m as usize).product()),
             TopologyKind::Rlft => Some((self.rlft.leaves * self.rlft.hosts) as usize),

@@ -154,6 +154,8 @@ impl<R: Routing> Simulation<R> {
             pauses_at_nodes: 0,
             units: None,
             control: None,
+            link_classes: Vec::new(),
+            ports: Vec::new(),
             cycles: self.now,
             packet_hops: self.packet_hops,
             wall_seconds: wall,

@@ -4,11 +4,12 @@
 use super::{Mechanism, Sim, Switch};
 use crate::config::Config;
 use crate::stats::summary::{
-    ControlStats, EscapeStats, FlowResult, LinkStats, LinkUse, Packets, PerEntity, Series,
-    SeriesPoint,
+    ClassUse, ControlStats, EscapeStats, FlowResult, LinkStats, LinkUse, Packets, PerEntity,
+    PortUse, Series, SeriesPoint,
 };
 use crate::stats::{Fairness, RunResult};
 use crate::topology::PortClass;
+use std::cell::Cell;
 
 /// The traffic as the result names it: the pattern at its load, and the flows.
 pub(super) fn describe_traffic(cfg: &Config) -> String {
@@ -145,7 +146,10 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
                 },
             })
             .collect();
+        let (link_classes, ports) = self.port_stats();
         RunResult {
+            link_classes,
+            ports,
             topology: self.describe.clone(),
             routing: self.routing_name.clone(),
             pattern: self.pattern_name.clone(),
@@ -206,5 +210,245 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
             cycles_per_second: k.now as f64 / wall.max(1e-9),
             packet_hops_per_second: k.packet_hops as f64 / wall.max(1e-9),
         }
+    }
+}
+
+/// Per (class, level): the links' utilisations, the phit-cycles held by the buffers they
+/// feed, and those buffers' capacity.
+type ClassTotals = std::collections::BTreeMap<(&'static str, Option<u32>), (Vec<f64>, u64, u64)>;
+
+/// Per-port measurement of the kernel, updated per event (a packet sent, a buffer entered or
+/// left, an output queue becoming empty or not, a packet refused an output for want of
+/// credits, a flow-control frame arriving), never per idle cycle: each quantity is kept as
+/// its current state and the cycle it entered it, and the time spent in the state is added
+/// (the part inside the measurement window) when it changes and when the run ends.
+///
+/// Cells let the switch mark a port blocked where it only reads the kernel (choosing an
+/// output); they cost nothing over plain fields.
+pub struct PortMeasure {
+    window: (u64, u64),
+    /// Per global port, output side: packets sent in the window.
+    pub packets: Vec<u64>,
+    out: Vec<OutState>,
+    held: Vec<Held>,
+}
+
+/// An output's state: a packet committed to it (crossing the crossbar, queued); a packet
+/// waiting for it for want of credits; since when; its link busy with its last packet until
+/// then; and the cycles spent queued with credits (root) and blocked (branch). One record,
+/// so that an update touches one cache line.
+#[derive(Default)]
+struct OutState {
+    queued: Cell<bool>,
+    blocked: Cell<bool>,
+    since: Cell<u64>,
+    busy_until: Cell<u64>,
+    root: Cell<u64>,
+    branch: Cell<u64>,
+}
+
+/// An input port's buffers: phits held, since when, and their integral over the window
+/// (phit-cycles).
+#[derive(Default, Clone, Copy)]
+struct Held {
+    phits: u32,
+    since: u64,
+    integral: u64,
+}
+
+impl PortMeasure {
+    pub fn new(ports: usize, window: (u64, u64)) -> PortMeasure {
+        PortMeasure {
+            window,
+            packets: vec![0; ports],
+            out: (0..ports).map(|_| OutState::default()).collect(),
+            held: vec![Held::default(); ports],
+        }
+    }
+
+    /// Cycles of [from, to) inside the window.
+    #[inline]
+    fn inside(&self, from: u64, to: u64) -> u64 {
+        let (a, b) = self.window;
+        to.min(b).saturating_sub(from.max(a))
+    }
+
+    /// (cycles with credits, cycles blocked) since the output's last change, up to `now`.
+    #[inline]
+    fn pending(&self, o: &OutState, now: u64) -> (u64, u64) {
+        let since = o.since.get();
+        if o.blocked.get() {
+            (0, self.inside(since, now))
+        } else if o.queued.get() {
+            (self.inside(since, now), 0)
+        } else {
+            (self.inside(since, now.min(o.busy_until.get())), 0)
+        }
+    }
+
+    /// Add the time since the output's last change to its state's count.
+    #[inline]
+    fn settle(&self, o: &OutState, now: u64) {
+        let (root, branch) = self.pending(o, now);
+        o.root.set(o.root.get() + root);
+        o.branch.set(o.branch.get() + branch);
+        o.since.set(now);
+    }
+
+    /// A packet was granted output `gp` (it crosses the crossbar into the output queue).
+    #[inline]
+    pub fn set_queued(&self, gp: usize, now: u64) {
+        let o = &self.out[gp];
+        if !o.queued.get() {
+            self.settle(o, now);
+            o.queued.set(true);
+        }
+    }
+
+    /// Output `gp`'s queue became empty with no packet crossing the crossbar to it, its
+    /// link busy with the last packet until `until`.
+    #[inline]
+    pub fn set_empty(&self, gp: usize, now: u64, until: u64) {
+        let o = &self.out[gp];
+        self.settle(o, now);
+        o.queued.set(false);
+        o.busy_until.set(until);
+    }
+
+    /// A packet waits for output `gp` for want of credits (true), or a flow-control frame
+    /// reached it (false: whoever still waits marks it again when it next tries).
+    #[inline]
+    pub fn set_blocked(&self, gp: usize, now: u64, blocked: bool) {
+        let o = &self.out[gp];
+        if o.blocked.get() != blocked {
+            self.settle(o, now);
+            o.blocked.set(blocked);
+        }
+    }
+
+    #[inline]
+    pub fn sent(&mut self, gp: usize, now: u64) {
+        if now >= self.window.0 && now < self.window.1 {
+            self.packets[gp] += 1;
+        }
+    }
+
+    /// Input port `gp`'s buffers gain (or lose) `phits`.
+    #[inline]
+    pub fn hold(&mut self, gp: usize, now: u64, phits: u32, enter: bool) {
+        let window = self.window;
+        let h = &mut self.held[gp];
+        let t = now.min(window.1).saturating_sub(h.since.max(window.0));
+        h.integral += t * h.phits as u64;
+        h.since = now;
+        if enter {
+            h.phits += phits;
+        } else {
+            h.phits = h.phits.saturating_sub(phits);
+        }
+    }
+
+    /// (cycles queued with credits, cycles blocked, phit-cycles held) of port `gp` up to
+    /// `now`.
+    fn totals(&self, gp: usize, now: u64) -> (u64, u64, u64) {
+        let o = &self.out[gp];
+        let (r, b) = self.pending(o, now);
+        let (root, branch) = (o.root.get() + r, o.branch.get() + b);
+        let h = self.held[gp];
+        let held = h.integral + self.inside(h.since, now) * h.phits as u64;
+        (root, branch, held)
+    }
+}
+
+impl<S: Switch, M: Mechanism> Sim<S, M> {
+    /// The class of output `gp` as the topology names it: `node` to a node; on a topology
+    /// with levels `up` to a higher level, `down` to a lower one, `global` (Dragonfly+'s
+    /// links between groups) or `local` at the same level; elsewhere `local` or `global`.
+    fn class_of(&self, gp: usize) -> (&'static str, Option<u32>) {
+        let k = &self.k;
+        let info = k.net.ports[gp];
+        let s = k.port_switch[gp] as usize;
+        let level = self.levels.get(s).copied();
+        let name = match info.class {
+            PortClass::Terminal => "node",
+            PortClass::Unused => "unused",
+            PortClass::Global => "global",
+            PortClass::Local => match (level, self.levels.get(info.peer as usize)) {
+                (Some(a), Some(&b)) if b > a => "up",
+                (Some(a), Some(&b)) if b < a => "down",
+                _ => "local",
+            },
+        };
+        (name, level)
+    }
+
+    /// Per output port and per class and level, over the window.
+    pub(super) fn port_stats(&self) -> (Vec<ClassUse>, Vec<PortUse>) {
+        let k = &self.k;
+        let start = k.collector.window_start;
+        let end = k.now.min(k.collector.window_end);
+        if k.sent_at_window_start.len() != k.sent.len() || end <= start {
+            return (Vec::new(), Vec::new());
+        }
+        let cycles = (end - start) as f64;
+        let mut ports = Vec::with_capacity(k.net.ports.len());
+        // (class, level) -> (utilisations, phit-cycles held downstream, capacity).
+        let mut classes: ClassTotals = Default::default();
+        for gp in 0..k.net.ports.len() {
+            let info = k.net.ports[gp];
+            if info.class == PortClass::Unused {
+                continue;
+            }
+            let (class, level) = self.class_of(gp);
+            let s = k.port_switch[gp];
+            let (root, branch, _) = k.meas.totals(gp, end);
+            let phits = k.sent[gp] - k.sent_at_window_start[gp];
+            ports.push(PortUse {
+                switch: s,
+                port: gp as u32 - k.net.port_base[s as usize],
+                class: class.into(),
+                level,
+                peer: info.peer,
+                packets: k.meas.packets[gp],
+                phits,
+                queued_with_credits: root,
+                queued_without_credits: branch,
+            });
+            if info.class == PortClass::Terminal {
+                continue;
+            }
+            // The buffers this link feeds: its peer's input port.
+            let input = k.peer[gp] as usize;
+            let (_, _, held) = k.meas.totals(input, end);
+            let vcs =
+                k.vc_base[input] as usize..(k.vc_base[input] + k.vc_count[input] as u32) as usize;
+            let capacity: u64 = k.fc.capacity[vcs].iter().map(|&c| c as u64).sum();
+            let mut add = |key: (&'static str, Option<u32>)| {
+                let e = classes.entry(key).or_default();
+                e.0.push(phits as f64 / cycles);
+                e.1 += held;
+                e.2 = e.2.saturating_add(capacity);
+            };
+            add((class, None));
+            if level.is_some() {
+                add((class, level));
+            }
+        }
+        let bounded = k.fc.capacity.iter().all(|&c| c < u32::MAX / 2);
+        let classes = classes
+            .into_iter()
+            .map(|((class, level), (use_, held, capacity))| {
+                let per_link = held as f64 / cycles / use_.len().max(1) as f64;
+                ClassUse {
+                    class: class.into(),
+                    level,
+                    utilisation: LinkUse::of(&use_),
+                    occupancy_phits: per_link,
+                    occupancy: (bounded && capacity > 0)
+                        .then(|| held as f64 / cycles / capacity as f64),
+                }
+            })
+            .collect();
+        (classes, ports)
     }
 }

@@ -22,6 +22,7 @@ pub mod mechanism;
 pub mod nic;
 pub mod packet;
 pub mod route;
+pub mod tables;
 
 use crate::config::{Config, FlowControlKind, QueueScheme, SwitchKind, TopologyKind};
 use crate::engine::{Audit, Simulator, Tick, TICK_CYCLES};
@@ -80,6 +81,8 @@ pub struct Kernel {
     /// phits it has sent.
     pub link_busy: Vec<u64>,
     pub sent: Vec<u64>,
+    /// Per port: packets sent, output states and input occupancy over the window.
+    pub(crate) meas: measure::PortMeasure,
     sent_at_window_start: Vec<u64>,
     pub nics: Vec<Nic>,
     /// NICs with packets queued (each once), in the order they got them.
@@ -131,6 +134,7 @@ impl Kernel {
         let len = p.len as u64;
         self.link_busy[gp] = self.now + len;
         self.sent[gp] += len;
+        self.meas.sent(gp, self.now);
         self.last_move = self.now;
         let at = self.now + info.latency as u64;
         if p.kind == Kind::Control {
@@ -232,7 +236,7 @@ impl Kernel {
         if pkt.dst_switch as usize == s {
             return self.net.attach[pkt.dst as usize].1;
         }
-        let ports = self.route.ports_towards(s, pkt.dst_switch as usize);
+        let ports = self.route.group(s, pkt.dst_switch as usize, pkt.dst);
         ports[self.route.first_choice(s, pkt.src, pkt.dst, ports.len())]
     }
 
@@ -240,6 +244,8 @@ impl Kernel {
     /// the buffer crossed its threshold.
     #[inline]
     pub fn buffer_enter(&mut self, vc: u32, len: u32) -> Result<(), SimError> {
+        self.meas
+            .hold(self.vc_port[vc as usize] as usize, self.now, len, true);
         match self.fc.enter(vc, len) {
             Ok(Some(s)) => {
                 self.signal_upstream(vc, s);
@@ -261,6 +267,8 @@ impl Kernel {
     /// A packet of `len` phits has left input VC `vc`: credits or a resume go upstream.
     #[inline]
     pub fn buffer_leave(&mut self, vc: u32, len: u32) {
+        self.meas
+            .hold(self.vc_port[vc as usize] as usize, self.now, len, false);
         let (first, second) = self.fc.leave(vc, len);
         if let Some(s) = first {
             self.signal_upstream(vc, s);
@@ -626,6 +634,9 @@ pub struct Sim<S: Switch, M: Mechanism> {
     pattern_name: String,
     routing_name: String,
     group_size: usize,
+    /// Per switch, its level where the topology has levels (fat trees, multistage
+    /// networks, Dragonfly+), for link classes `up`/`down` and statistics per level.
+    levels: Vec<u32>,
 }
 
 /// Build a kernel simulation for a validated configuration that uses it.
@@ -637,7 +648,8 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
 /// against [`Mechanism`]: the simulation is returned whole, so that the caller can read the
 /// mechanism's own state after running it).
 pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, ConfigError> {
-    crate::validate(&cfg)?;
+    crate::validate(cfg)?;
+    let mut levels = Vec::new();
     let (net, describe, shape, route) = match cfg.topology.kind {
         TopologyKind::Dragonfly => {
             let df = Dragonfly::new(&cfg.topology);
@@ -655,14 +667,15 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
             (net, df.describe(), shape, route)
         }
         TopologyKind::Graph => {
-            let g = Graph::new(&cfg.topology.graph, cfg.topology.terminal_latency);
+            let g = Graph::new(&*cfg.topology.graph()?, cfg.topology.terminal_latency);
             let shape = Shape {
                 p: g.num_nodes(),
                 a: 1,
                 g: 1,
             };
             let net = g.network();
-            let route = RouteTable::new(&net, VcPolicy::Hops)
+            let route = tables::for_config(cfg, &net)?
+                .unwrap_or_else(|| RouteTable::new(&net, VcPolicy::Hops))
                 .with_selection(&cfg.routing, cfg.simulation.seed, None)
                 .map_err(|message| ConfigError::Field {
                     field: "routing.selection".into(),
@@ -680,21 +693,30 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
             let net = g.network();
             // Shortest paths on fat trees and multistage networks go up, then down: free
             // of deadlock on one VC.
-            let route = RouteTable::new(&net, VcPolicy::UpDown)
+            let route = tables::for_config(cfg, &net)?
+                .unwrap_or_else(|| RouteTable::new(&net, VcPolicy::UpDown))
                 .with_selection(&cfg.routing, cfg.simulation.seed, Some(&g))
                 .map_err(|message| ConfigError::Field {
                     field: "routing.selection".into(),
                     message,
                 })?;
+            levels = g.level.clone();
             (net, g.describe, shape, route)
         }
     };
+    if route.by_node && m.sends_control() {
+        return Err(ConfigError::Field {
+            field: "routing.paths".into(),
+            message: "control packets are routed by destination switch, and tables read from a file route by node: use another routing.paths with this mechanism".into(),
+        });
+    }
     match cfg.switch.kind {
         SwitchKind::Cioq => {
             let mut kernel = Kernel::new(cfg, net, shape, route, m.sends_control())?;
             let sw = Cioq::new(cfg, &kernel);
             kernel.start();
             Ok(Sim {
+                levels,
                 group_size: shape.a,
                 watchdog: cfg.simulation.watchdog_cycles,
                 end: cfg.simulation.warmup_cycles + cfg.simulation.measure_cycles,
@@ -702,9 +724,15 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
                 offered: cfg.traffic.load,
                 describe: format!("{describe}, CIOQ speedup {}", cfg.switch.speedup),
                 pattern_name: measure::describe_traffic(cfg),
-                routing_name: match cfg.routing.selection {
-                    crate::config::Selection::Adaptive => "min".into(),
-                    s => format!("min, {}", s.name()),
+                routing_name: {
+                    let paths = match cfg.routing.paths {
+                        crate::config::Paths::Shortest => "min",
+                        p => p.name(),
+                    };
+                    match cfg.routing.selection {
+                        crate::config::Selection::Adaptive => paths.into(),
+                        s => format!("{paths}, {}", s.name()),
+                    }
                 },
                 k: kernel,
                 sw,
@@ -957,6 +985,7 @@ impl Kernel {
                 .with_ports(vc_port.clone(), port_capacity),
             link_busy: vec![0; n_ports],
             sent: vec![0; n_ports],
+            meas: measure::PortMeasure::new(n_ports, (ws, we)),
             sent_at_window_start: Vec::new(),
             vc_base,
             vc_count,

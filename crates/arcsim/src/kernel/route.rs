@@ -35,12 +35,38 @@ pub enum Choice {
     SrcDiv,
     /// A pseudo-random function of (seed, source, destination, switch).
     Pair(u64),
+    /// The first port of the group: groups listed in order of preference (per-destination
+    /// DAGs).
+    First,
+}
+
+/// How a packet picks among the ports of its group (the ports its table gives towards its
+/// destination): the seam that adaptive routing groups (the InfiniBand adaptive-routing
+/// paper's LAG and TREE groups) and other per-packet selections plug into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    /// From the [`Choice`] on, the first port that can take the packet now (minimal
+    /// adaptive routing).
+    FirstFree,
+    /// Only the [`Choice`]'s port (deterministic table routing).
+    Fixed,
+    /// Among the ports that can take the packet now, the one with the least load: the
+    /// phits in its output queue plus the phits its next buffer holds as far as the
+    /// switch's credits tell; ties go to the first from the [`Choice`] on.
+    LeastLoaded,
+    /// From a pointer per switch and group on, the first port that can take the packet;
+    /// the pointer moves past the port taken.
+    RoundRobin,
 }
 
 #[derive(Debug)]
 pub struct RouteTable {
     switches: usize,
-    /// `offsets[s * switches + d] .. offsets[.. + 1]` index `ports`.
+    /// Columns of the table: destination switches, or destination nodes when `by_node`
+    /// (tables read from files, which give every node its own entry, as InfiniBand LFTs).
+    dests: usize,
+    pub by_node: bool,
+    /// `offsets[s * dests + d] .. offsets[.. + 1]` index `ports`.
     offsets: Vec<u32>,
     ports: Vec<u16>,
     /// When every pair has at most one port (the dragonfly's minimal routing), the port of
@@ -58,9 +84,12 @@ pub struct RouteTable {
     /// The first port to try, and whether the others may be tried when it cannot take the
     /// packet (false: deterministic table routing).
     pub choice: Choice,
-    pub adaptive: bool,
+    pub pick: Pick,
     /// Per switch, the divisor of `DstDiv` and `SrcDiv`.
     divisor: Vec<u32>,
+    /// VCs (local, global) that the routing needs, when a check of its channel
+    /// dependencies decided it (tables read from files, up*/down*, DAGs).
+    pub need: Option<(u32, u32)>,
 }
 
 impl RouteTable {
@@ -162,6 +191,8 @@ impl RouteTable {
         };
         let mut table = RouteTable {
             switches: n,
+            dests: n,
+            by_node: false,
             offsets,
             ports,
             single,
@@ -170,8 +201,9 @@ impl RouteTable {
             max_class_hops: [0; 2],
             last_vc: [u8::MAX; 2],
             choice: Choice::Modulo,
-            adaptive: true,
+            pick: Pick::FirstFree,
             divisor: Vec::new(),
+            need: None,
         };
         // The longest path and its class counts, following the first port at each switch
         // (every shortest path has the same length; class counts are the dragonfly's
@@ -208,6 +240,14 @@ impl RouteTable {
         let sel = cfg.selection;
         let (choice, divisor) = match (sel, topo) {
             (S::Adaptive, _) => return Ok(self),
+            (S::LeastLoaded, _) => {
+                self.pick = Pick::LeastLoaded;
+                return Ok(self);
+            }
+            (S::RoundRobin, _) => {
+                self.pick = Pick::RoundRobin;
+                return Ok(self);
+            }
             (S::Random, _) => (Choice::Pair(seed), Vec::new()),
             (S::DModK, Some(g)) => (Choice::DstDiv, g.divisor_k.clone()),
             (S::SModK, Some(g)) => (Choice::SrcDiv, g.divisor_k.clone()),
@@ -222,8 +262,92 @@ impl RouteTable {
         };
         self.choice = choice;
         self.divisor = divisor;
-        self.adaptive = false;
+        self.pick = Pick::Fixed;
         Ok(self)
+    }
+
+    /// A table given entry by entry: `offsets[s * dests + d] .. offsets[.. + 1]` index
+    /// `ports`, the group of output ports of switch `s` towards destination `d` (a switch,
+    /// or a node when `by_node`), in order of preference. The caller checks it
+    /// ([`crate::kernel::tables::check`]) and sets `diameter`.
+    pub fn from_groups(
+        switches: usize,
+        by_node: bool,
+        offsets: Vec<u32>,
+        ports: Vec<u16>,
+        policy: VcPolicy,
+        choice: Choice,
+    ) -> RouteTable {
+        let dests = (offsets.len() - 1) / switches.max(1);
+        RouteTable {
+            switches,
+            dests,
+            by_node,
+            offsets,
+            ports,
+            single: Vec::new(),
+            policy,
+            diameter: 0,
+            max_class_hops: [0; 2],
+            last_vc: [u8::MAX; 2],
+            choice,
+            pick: Pick::FirstFree,
+            divisor: Vec::new(),
+            need: None,
+        }
+    }
+
+    /// Columns of the table (destination switches, or nodes when `by_node`).
+    pub fn dests(&self) -> usize {
+        self.dests
+    }
+
+    /// Number of entries (switches times columns), for state kept per entry.
+    pub fn entries(&self) -> usize {
+        self.switches * self.dests
+    }
+
+    /// The entry of switch `s` for a packet to node `dst` on switch `dst_switch`.
+    #[inline]
+    pub fn entry(&self, s: usize, dst_switch: usize, dst: u32) -> usize {
+        s * self.dests
+            + if self.by_node {
+                dst as usize
+            } else {
+                dst_switch
+            }
+    }
+
+    /// The group of output ports of switch `s` for a packet to node `dst` on switch
+    /// `dst_switch` (`s` != `dst_switch`).
+    #[inline(always)]
+    pub fn group(&self, s: usize, dst_switch: usize, dst: u32) -> &[u16] {
+        if self.by_node {
+            return self.group_of_node(s, dst);
+        }
+        self.ports_towards(s, dst_switch)
+    }
+
+    /// [`RouteTable::group`] of a table by node, out of line so that the usual lookup by
+    /// switch stays small enough to inline.
+    #[inline(never)]
+    fn group_of_node(&self, s: usize, dst: u32) -> &[u16] {
+        let i = s * self.dests + dst as usize;
+        &self.ports[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// The group of entry `i` (as [`RouteTable::entry`] numbers them).
+    #[inline]
+    pub fn group_at(&self, i: usize) -> &[u16] {
+        if !self.single.is_empty() {
+            let p = &self.single[i];
+            return if *p == u16::MAX {
+                &[]
+            } else {
+                std::slice::from_ref(p)
+            };
+        }
+        &self.ports[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
 
     /// Index, among the `n` ports of switch `s` towards the destination, of the port a
@@ -246,11 +370,12 @@ impl RouteTable {
                 z ^= z >> 31;
                 (z % n as u64) as usize
             }
+            Choice::First => 0,
         }
     }
 
     /// Output ports of switch `s` on a shortest path to switch `d` (empty when s = d).
-    #[inline]
+    #[inline(always)]
     pub fn ports_towards(&self, s: usize, d: usize) -> &[u16] {
         let i = s * self.switches + d;
         if !self.single.is_empty() {
@@ -281,6 +406,9 @@ impl RouteTable {
     /// VCs each link class needs for deadlock freedom under this policy: (local, global).
     /// With `Hops` on a network whose switches form no cycle, one VC is enough.
     pub fn vcs_needed(&self, acyclic: bool) -> (u32, u32) {
+        if let Some(need) = self.need {
+            return need;
+        }
         match self.policy {
             VcPolicy::Hops if acyclic => (1, 1),
             VcPolicy::UpDown => (1, 1),
@@ -342,6 +470,7 @@ mod tests {
                     latency: 1,
                 })
                 .collect(),
+            ..Default::default()
         };
         Graph::new(&cfg, 1).network()
     }

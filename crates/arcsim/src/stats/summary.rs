@@ -111,6 +111,47 @@ pub struct LinkUse {
     pub histogram: Vec<u64>,
 }
 
+/// Utilisation and buffer occupancy of the links of one class named by the topology
+/// (general kernel): `up`/`down` on fat trees and multistage networks (and `global` between
+/// Dragonfly+ groups), `local`/`global` on the dragonfly and on graphs; per level of the
+/// sending switch too where the topology has levels.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClassUse {
+    pub class: String,
+    /// Level of the switches the links leave (1: leaves or the first stage); None: every
+    /// level of the class.
+    pub level: Option<u32>,
+    /// Utilisation (phits per cycle) of the class's links over the window.
+    pub utilisation: LinkUse,
+    /// Mean phits held over the window by the input buffers these links feed, per link.
+    pub occupancy_phits: f64,
+    /// The same over their capacity (None with unbounded buffers, `flow_control.kind =
+    /// "none"`).
+    pub occupancy: Option<f64>,
+}
+
+/// One output port over the window (general kernel): what it sent, and how long it had
+/// data waiting with and without credits (the InfiniBand adaptive-routing paper's §IV-B:
+/// the root of a congestion tree has data queued and credits, its branches data queued and
+/// none). Written to `ports.csv`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PortUse {
+    pub switch: u32,
+    pub port: u32,
+    /// The link's class (`node` for a port to a node).
+    pub class: String,
+    pub level: Option<u32>,
+    /// The switch (or node, for `node` ports) at the other end.
+    pub peer: u32,
+    pub packets: u64,
+    pub phits: u64,
+    /// Cycles with a packet committed to it (crossing the crossbar to it, in its output
+    /// queue or on its link) and none waiting for it for want of credits.
+    pub queued_with_credits: u64,
+    /// Cycles with a packet waiting for it for want of credits (or a pause).
+    pub queued_without_credits: u64,
+}
+
 /// Bins of [`LinkUse::histogram`].
 pub const LINK_USE_BINS: usize = 10;
 
@@ -354,6 +395,13 @@ pub struct RunResult {
     /// What a cycle and a phit are, when the configuration has `[units]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub units: Option<crate::config::Units>,
+    /// Utilisation and occupancy per link class and per level (general kernel; empty on the
+    /// dragonfly engine).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub link_classes: Vec<ClassUse>,
+    /// Per output port (general kernel): written to `ports.csv`, not to `result.json`.
+    #[serde(skip)]
+    pub ports: Vec<PortUse>,
     pub cycles: u64,
     pub packet_hops: u64,
     pub wall_seconds: f64,

@@ -24,6 +24,7 @@ use crate::config::{Config, FlowControlKind, OutputQueues, QueueScheme};
 use crate::kernel::events::Ev;
 use crate::kernel::mechanism::Mechanism;
 use crate::kernel::packet::Kind;
+use crate::kernel::route::Pick;
 use crate::kernel::Kernel;
 use crate::topology::PortClass;
 use std::collections::VecDeque;
@@ -43,7 +44,12 @@ struct Request {
     next_vc: u16,
     /// A control packet: it wins over data.
     control: bool,
+    /// Index of the output in the packet's group ([`NO_CHOICE`]: not taken from a group).
+    choice: u16,
 }
+
+/// A request's output taken other than from the packet's group (its own node, VOQsw).
+const NO_CHOICE: u16 = u16::MAX;
 
 pub struct Cioq {
     speedup: f64,
@@ -87,6 +93,9 @@ pub struct Cioq {
     control_busy: Vec<u64>,
     control_queued: Vec<u32>,
     control_capacity: u32,
+    /// Per routing-table entry, the round-robin pointer into its group (empty unless
+    /// `routing.selection = "round-robin"`).
+    rr_group: Vec<u16>,
     // Scratch, per local port of the switch being allocated.
     requests: Vec<(u32, Request)>,
     input_done: Vec<bool>,
@@ -252,6 +261,11 @@ impl Cioq {
             control_capacity: cfg.switch.output_buffer,
             inputs: PortSet::new((0..net.num_routers()).map(|s| net.radix(s))),
             outputs: PortSet::new((0..net.num_routers()).map(|s| net.radix(s))),
+            rr_group: if k.route.pick == Pick::RoundRobin {
+                vec![0; k.route.entries()]
+            } else {
+                Vec::new()
+            },
             requests: Vec::with_capacity(max_radix + 1),
             input_done: vec![false; max_radix + 1],
             output_done: vec![false; max_radix],
@@ -294,6 +308,7 @@ impl Cioq {
             if !terminal && self.hold {
                 let down = k.downstream_vc(gp, p.vc);
                 if !k.fc.can_send(down, len) {
+                    k.meas.set_blocked(gp, k.now, true);
                     continue;
                 }
                 k.fc.take(down, len);
@@ -306,6 +321,9 @@ impl Cioq {
             self.port[gp].out_packets -= 1;
             if self.port[gp].out_packets == 0 {
                 self.outputs.remove(sw, gp - k.net.port_base[sw] as usize);
+                if self.port[gp].xbar_out_busy <= k.now {
+                    k.meas.set_empty(gp, k.now, k.link_busy[gp]);
+                }
             }
             self.port[gp].rr_queue = ((qi - base + 1) % n) as u16;
             self.port[gp].out_wake = k.link_busy[gp];
@@ -326,7 +344,7 @@ impl Cioq {
         base: usize,
         pkt: u32,
         in_queue: u16,
-    ) -> Result<(u32, u16), u64> {
+    ) -> Result<(u32, u16, u16), u64> {
         let p = k.pool.get(pkt);
         let len = p.len as u64;
         let now = k.now;
@@ -342,13 +360,19 @@ impl Cioq {
                 let vc = k.control_vc(p, class);
                 let down = k.downstream_vc(gp, vc);
                 if !self.hold && !k.fc.can_send(down, len as u32) {
+                    k.meas.set_blocked(gp, now, true);
                     return Err(u64::MAX);
                 }
                 vc
             } else {
                 let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold)
-                    .ok_or(u64::MAX)?
+                match k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold) {
+                    Some(q) => q,
+                    None => {
+                        k.meas.set_blocked(gp, now, true);
+                        return Err(u64::MAX);
+                    }
+                }
             };
             let q = if self.port[gp].queue_count > 1 {
                 next
@@ -376,28 +400,76 @@ impl Cioq {
         };
         if k.queues == QueueScheme::VoqSwitch {
             // The queue is the output.
-            return take(in_queue as usize);
+            return take(in_queue as usize).map(|(o, v)| (o, v, NO_CHOICE));
         }
         if p.dst_switch as usize == s {
-            return take(k.net.attach[p.dst as usize].1 as usize);
+            return take(k.net.attach[p.dst as usize].1 as usize).map(|(o, v)| (o, v, NO_CHOICE));
         }
-        let ports = k.route.ports_towards(s, p.dst_switch as usize);
+        let route = &k.route;
+        let ports = route.group(s, p.dst_switch as usize, p.dst);
         let n = ports.len();
         if n == 1 {
-            return take(ports[0] as usize);
+            return take(ports[0] as usize).map(|(o, v)| (o, v, 0));
         }
-        let start = k.route.first_choice(s, p.src, p.dst, n);
-        if !k.route.adaptive {
-            return take(ports[start] as usize);
-        }
-        let mut wake = u64::MAX;
-        for c in 0..n {
-            match take(ports[(start + c) % n] as usize) {
-                Ok(x) => return Ok(x),
-                Err(t) => wake = wake.min(t),
+        match route.pick {
+            Pick::Fixed => {
+                let c = route.first_choice(s, p.src, p.dst, n);
+                take(ports[c] as usize).map(|(o, v)| (o, v, c as u16))
+            }
+            Pick::FirstFree | Pick::RoundRobin => {
+                let start = if route.pick == Pick::RoundRobin {
+                    self.rr_group[route.entry(s, p.dst_switch as usize, p.dst)] as usize % n
+                } else {
+                    route.first_choice(s, p.src, p.dst, n)
+                };
+                let mut wake = u64::MAX;
+                for c in 0..n {
+                    let i = (start + c) % n;
+                    match take(ports[i] as usize) {
+                        Ok((o, v)) => return Ok((o, v, i as u16)),
+                        Err(t) => wake = wake.min(t),
+                    }
+                }
+                Err(wake)
+            }
+            Pick::LeastLoaded => {
+                let start = route.first_choice(s, p.src, p.dst, n);
+                let mut wake = u64::MAX;
+                let mut best: Option<(u64, u32, u16, u16)> = None;
+                for c in 0..n {
+                    let i = (start + c) % n;
+                    match take(ports[i] as usize) {
+                        Ok((o, v)) => {
+                            let load = self.load(k, base + o as usize, v);
+                            if best.is_none_or(|b| load < b.0) {
+                                best = Some((load, o, v, i as u16));
+                            }
+                        }
+                        Err(t) => wake = wake.min(t),
+                    }
+                }
+                best.map(|(_, o, v, i)| (o, v, i)).ok_or(wake)
             }
         }
-        Err(wake)
+    }
+
+    /// Load of output `gp` for a packet taking VC `vc` at the next buffer: the phits in
+    /// the output queue it joins, plus those the next buffer holds as far as this switch's
+    /// credits tell (least-loaded selection).
+    #[inline]
+    fn load(&self, k: &Kernel, gp: usize, vc: u16) -> u64 {
+        let q = if self.port[gp].queue_count > 1 {
+            vc as usize
+        } else {
+            0
+        };
+        let queued = self.queued[self.port[gp].queue_base as usize + q] as u64;
+        if k.net.ports[gp].class == PortClass::Terminal {
+            return queued;
+        }
+        let down = k.downstream_vc(gp, vc) as usize;
+        let held = k.fc.capacity[down].saturating_sub(k.fc.room(down as u32)) as u64;
+        queued + held
     }
 
     /// Allocate the crossbar of switch `s` for this cycle.
@@ -420,12 +492,13 @@ impl Cioq {
             // The control queue: an input of its own (index `radix`), first.
             if let Some(&pkt) = self.control[s].front() {
                 if !self.input_done[radix] && self.control_busy[s] <= k.now {
-                    if let Ok((out, next_vc)) = self.choose_output(k, s, base, pkt, 0) {
+                    if let Ok((out, next_vc, choice)) = self.choose_output(k, s, base, pkt, 0) {
                         let r = Request {
                             out,
                             vc: CONTROL_QUEUE,
                             next_vc,
                             control: true,
+                            choice,
                         };
                         self.requests.push((radix as u32, r));
                     }
@@ -458,12 +531,13 @@ impl Cioq {
                         continue;
                     }
                     match self.choose_output(k, s, base, pkt, v as u16) {
-                        Ok((out, next_vc)) => {
+                        Ok((out, next_vc, choice)) => {
                             let r = Request {
                                 out,
                                 vc: vc as u32,
                                 next_vc,
                                 control: v >= data,
+                                choice,
                             };
                             self.requests.push((i as u32, r));
                             return;
@@ -537,6 +611,12 @@ impl Cioq {
             head
         }
         .expect("a request names a head");
+        if r.choice != NO_CHOICE && !self.rr_group.is_empty() {
+            let p = k.pool.get(pkt);
+            let e = k.route.entry(s, p.dst_switch as usize, p.dst);
+            let n = k.route.group_at(e).len();
+            self.rr_group[e] = ((r.choice as usize + 1) % n) as u16;
+        }
         let p = k.pool.get_mut(pkt);
         let len = p.len as u64;
         let mut end = now + (len as f64 / self.speedup).ceil() as u64;
@@ -554,6 +634,7 @@ impl Cioq {
             self.port[gp_in].xbar_in_busy = end;
         }
         self.port[gp_out].xbar_out_busy = end;
+        k.meas.set_queued(gp_out, now);
         let q = if self.port[gp_out].queue_count > 1 {
             r.next_vc
         } else {
@@ -652,6 +733,7 @@ impl Switch for Cioq {
 
     #[inline]
     fn flow_control_changed(&mut self, k: &Kernel, port: usize) {
+        k.meas.set_blocked(port, k.now, false);
         self.port[port].out_wake = 0;
         let s = self.port[port].switch as usize;
         self.signal_at[s] = k.now;

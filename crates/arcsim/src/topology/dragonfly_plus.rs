@@ -100,6 +100,7 @@ impl DragonflyPlus {
                 switches,
                 hosts,
                 links,
+                ..Default::default()
             },
             terminal_latency: self.terminal_latency,
             divisor_k: vec![1; switches as usize],

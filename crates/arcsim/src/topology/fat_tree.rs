@@ -140,6 +140,7 @@ impl Xgft {
                 switches: switches as u32,
                 hosts,
                 links,
+                ..Default::default()
             },
             terminal_latency: self.terminal_latency,
             divisor_k,

@@ -118,6 +118,7 @@ mod tests {
             switches: 3,
             hosts: vec![0, 0, 1, 2, 2],
             links: vec![link(0, 1), link(0, 1), link(1, 2)],
+            ..Default::default()
         };
         cfg.validate().unwrap();
         let net = Graph::new(&cfg, 1).network();
@@ -141,6 +142,7 @@ mod tests {
             switches: 3,
             hosts: vec![0, 2],
             links: vec![link(0, 1)],
+            ..Default::default()
         };
         let e = cfg.validate().unwrap_err().to_string();
         assert!(e.contains("cannot be reached"), "{e}");

@@ -146,9 +146,10 @@ impl Network {
 pub fn describe(cfg: &crate::config::TopologyConfig) -> String {
     match cfg.kind {
         crate::config::TopologyKind::Dragonfly => Dragonfly::new(cfg).describe(),
-        crate::config::TopologyKind::Graph => {
-            Graph::new(&cfg.graph, cfg.terminal_latency).describe()
-        }
+        crate::config::TopologyKind::Graph => match cfg.graph() {
+            Ok(g) => Graph::new(&g, cfg.terminal_latency).describe(),
+            Err(_) => "graph".into(),
+        },
         _ => generated(cfg).map(|g| g.describe).unwrap_or_default(),
     }
 }

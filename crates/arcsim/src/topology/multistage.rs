@@ -97,6 +97,7 @@ impl Multistage {
                 switches: n * per,
                 hosts,
                 links,
+                ..Default::default()
             },
             terminal_latency: self.terminal_latency,
             divisor_m: divisor.clone(),

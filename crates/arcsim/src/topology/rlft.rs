@@ -97,6 +97,7 @@ impl Rlft {
                 switches,
                 hosts,
                 links,
+                ..Default::default()
             },
             terminal_latency: self.terminal_latency,
             divisor_k,
