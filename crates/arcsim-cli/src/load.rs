@@ -25,7 +25,18 @@ struct Source {
 /// The TOML tree of a file, of standard input (`-`), or of the embedded default when `path`
 /// is None.
 pub fn load_tree(path: Option<&Path>) -> Result<Tree, ConfigError> {
-    let source = match path {
+    let source = read_source(path)?;
+    tree_of(
+        source
+            .as_ref()
+            .map(|(name, text)| (name.as_str(), text.as_str())),
+    )
+}
+
+/// The name and text of a configuration file (`-`: standard input; "<stdin>" its name), None
+/// for the embedded default.
+pub fn read_source(path: Option<&Path>) -> Result<Option<(String, String)>, ConfigError> {
+    Ok(match path {
         Some(p) if p.as_os_str() == "-" => {
             let mut text = String::new();
             std::io::stdin()
@@ -34,20 +45,26 @@ pub fn load_tree(path: Option<&Path>) -> Result<Tree, ConfigError> {
                     path: "<stdin>".into(),
                     message: e.to_string(),
                 })?;
-            Some(Source {
-                name: "<stdin>".into(),
-                text,
-            })
+            Some(("<stdin>".into(), text))
         }
-        Some(p) => Some(Source {
-            name: p.display().to_string(),
-            text: std::fs::read_to_string(p).map_err(|e| ConfigError::Io {
+        Some(p) => Some((
+            p.display().to_string(),
+            std::fs::read_to_string(p).map_err(|e| ConfigError::Io {
                 path: p.display().to_string(),
                 message: e.to_string(),
             })?,
-        }),
+        )),
         None => None,
-    };
+    })
+}
+
+/// The TOML tree of a configuration's text (`source`: its name, as errors cite it, and its
+/// text), read on top of the embedded default; the embedded default alone when None.
+pub fn tree_of(source: Option<(&str, &str)>) -> Result<Tree, ConfigError> {
+    let source = source.map(|(name, text)| Source {
+        name: name.to_string(),
+        text: text.to_string(),
+    });
     let text = source.as_ref().map_or(DEFAULT_TOML, |s| s.text.as_str());
     // A file is read on top of the embedded default, so it only needs the keys it changes.
     let mut base: toml::Value = toml::from_str(DEFAULT_TOML).expect("embedded default parses");
