@@ -696,14 +696,19 @@ impl SweepPlan {
         )
     }
 
-    /// Write config.toml, sweep.csv, sweep.json and the plots to `out`, print the table, and
-    /// end with [`EXIT_SOME_FAILED`] when some point failed.
-    pub fn finish(&self, out: &Path, points: &[SweepPoint]) -> Result<()> {
+    /// Write config.toml, sweep.csv, sweep.json and the plots to `out`.
+    pub fn write(&self, out: &Path, points: &[SweepPoint]) -> Result<()> {
         crate::output::write(
             &out.join("config.toml"),
             crate::provenance::config_file(&self.base()?)?.as_bytes(),
         )?;
-        write_outputs(out, points, self.request.title.as_deref(), &self.meta()?)?;
+        write_outputs(out, points, self.request.title.as_deref(), &self.meta()?)
+    }
+
+    /// Write config.toml, sweep.csv, sweep.json and the plots to `out`, print the table, and
+    /// end with [`EXIT_SOME_FAILED`] when some point failed.
+    pub fn finish(&self, out: &Path, points: &[SweepPoint]) -> Result<()> {
+        self.write(out, points)?;
         print_table(points);
         println!(
             "wrote {}/sweep.csv, sweep.json, config.toml, latency.{{svg,pdf,png}}, throughput.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
