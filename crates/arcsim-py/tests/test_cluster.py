@@ -70,3 +70,27 @@ def test_a_slurm_array_run_locally_and_collected_equals_the_threaded_sweep(cli, 
     pd.testing.assert_frame_equal(measured(collected), measured(threaded))
     for f in ["sweep.json", "config.toml", "latency.svg", "throughput.png"]:
         assert (tmp_path / "array" / f).exists(), f
+
+
+def slurm_answers():
+    try:
+        return subprocess.run(["sinfo", "-h"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.mark.skipif(not slurm_answers(), reason="no Slurm cluster answers here (sinfo)")
+def test_a_slurm_array_submitted_to_slurm_equals_the_threaded_sweep(cli, threaded, tmp_path):
+    """Where Slurm runs (`sinfo` answers; e.g. a single-node slurm-wlm), the array submitted
+    with `sbatch --wait` and collected equals the threaded sweep."""
+    args = ["--load", LOAD, "--vary", "routing.algorithm=min,val", *set_args(SMALL)]
+    run_cli(cli, "sweep", *args, "--slurm", "array", "--sbatch=--time=00:10:00", cwd=tmp_path)
+    out = subprocess.run(
+        ["sbatch", "--wait", str(tmp_path / "array" / "sweep.sbatch")],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    run_cli(cli, "collect", "array", cwd=tmp_path)
+    collected = read_sweep_csv(tmp_path / "array" / "sweep.csv")
+    pd.testing.assert_frame_equal(measured(collected), measured(threaded))
+    assert len(list((tmp_path / "array" / "slurm" / "logs").glob("task-*.out"))) == 6
