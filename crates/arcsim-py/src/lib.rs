@@ -115,17 +115,35 @@ fn plan(
 }
 
 /// The simulations of a sweep (one per seed of each point, in order) as TOML texts, each for
-/// [`run_job`]: what a Dask sweep sends to its workers.
+/// [`run_job`]: what a Dask sweep sends to its workers. With `out` (and not `fresh`), those
+/// this build stored in OUT/runs/ are None: [`sweep`] takes them from there.
 #[pyfunction]
+#[pyo3(signature = (source, load, vary, sets, out=None, fresh=false))]
 fn sweep_jobs(
     source: Source,
     load: String,
     vary: Vec<String>,
     sets: Vec<String>,
-) -> PyResult<Vec<String>> {
+    out: Option<PathBuf>,
+    fresh: bool,
+) -> PyResult<Vec<Option<String>>> {
     let plan = plan(source, load, vary, sets, None)?;
     plan.warn();
-    Ok(plan.texts)
+    let binary = store::binary_id().unwrap_or_default();
+    let runs = out.map(|o| o.join("runs"));
+    Ok(plan
+        .texts
+        .into_iter()
+        .map(|t| {
+            let stored = match &runs {
+                Some(runs) if !fresh && !binary.is_empty() => {
+                    matches!(store::load_any(runs, &t), Some((_, by)) if by == binary)
+                }
+                _ => false,
+            };
+            (!stored).then_some(t)
+        })
+        .collect())
 }
 
 /// Run one simulation of a sweep (a text of [`sweep_jobs`]); returns its outcome as JSON:
@@ -178,7 +196,7 @@ fn sweep(
     threads: Option<usize>,
     out: Option<PathBuf>,
     fresh: bool,
-    stored: Option<Vec<String>>,
+    stored: Option<Vec<Option<String>>>,
 ) -> PyResult<(String, String)> {
     let plan = plan(source, load, vary, sets, title)?;
     if stored.is_none() {
@@ -195,7 +213,7 @@ fn sweep(
         }
         Some(s) => Some(
             s.iter()
-                .map(|t| stored_of(t))
+                .map(|t| t.as_deref().map(stored_of).transpose())
                 .collect::<anyhow::Result<Vec<_>>>()
                 .map_err(|e| py_err(e, false))?,
         ),
@@ -203,15 +221,29 @@ fn sweep(
     py.allow_threads(|| -> anyhow::Result<(String, String)> {
         let results = match (stored, &out) {
             (Some(s), Some(out)) => {
+                // Those run elsewhere are stored as this build's; the others were stored.
                 let binary = store::binary_id().unwrap_or_default();
                 let runs = out.join("runs");
                 arcsim_cli::output::check_writable(&runs)?;
-                for (k, o) in s.iter().enumerate() {
-                    store::save(&runs, &binary, &plan.jobs[k], &plan.texts[k], o)?;
+                let mut results = Vec::with_capacity(s.len());
+                for (k, o) in s.into_iter().enumerate() {
+                    results.push(match o {
+                        Some(o) => {
+                            store::save(&runs, &binary, &plan.jobs[k], &plan.texts[k], &o)?;
+                            o
+                        }
+                        None => store::load_any(&runs, &plan.texts[k])
+                            .map(|(o, _)| o)
+                            .with_context(|| format!("simulation {k} is no longer stored in {}", runs.display()))?,
+                    });
                 }
-                s
+                results
             }
-            (Some(s), None) => s,
+            (Some(s), None) => s
+                .into_iter()
+                .enumerate()
+                .map(|(k, o)| o.with_context(|| format!("stored: outcome {k} is missing (None needs out=)")))
+                .collect::<anyhow::Result<Vec<_>>>()?,
             (None, Some(out)) => {
                 arcsim_cli::output::check_writable(out)?;
                 let binary = store::binary_id().unwrap_or_default();

@@ -56,9 +56,15 @@ def set_args(sets: dict) -> list:
 
 
 def without_wall(x):
-    """`x` (parsed JSON) without the wall-time and speed fields, at any depth."""
+    """`x` (parsed JSON) without the wall-time and speed fields, at any depth, and without the
+    git commit of the build (`arcsim.commit`: the CLI and the wheel may be built at different
+    commits of a working tree; the version is kept)."""
     if isinstance(x, dict):
-        return {k: without_wall(v) for k, v in x.items() if k not in WALL}
+        return {
+            k: ({kk: vv for kk, vv in v.items() if kk != "commit"} if k == "arcsim" and isinstance(v, dict) else without_wall(v))
+            for k, v in x.items()
+            if k not in WALL
+        }
     if isinstance(x, list):
         return [without_wall(v) for v in x]
     return x

@@ -35,6 +35,13 @@ def test_a_dask_sweep_equals_the_threaded_sweep(threaded, tmp_path):
     pd.testing.assert_frame_equal(measured(written), measured(threaded))
     assert len(list((tmp_path / "runs").glob("*.json"))) == 6
     assert (tmp_path / "sweep.csv").exists()
+    # A Dask sweep run again with out= resumes: nothing is sent to the workers again.
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster, distributed.Client(cluster) as client:
+        resumed = arcsim.sweep(load=LOAD, vary=VARY, set=SMALL, client=client, out=tmp_path)
+    # The same wall times too: the stored results, not new runs.
+    pd.testing.assert_frame_equal(resumed, written)
 
 
 def run_task(script, task):

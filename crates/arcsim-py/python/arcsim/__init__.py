@@ -361,9 +361,13 @@ def sweep(
     varied = _vary(vary)
     stored = None
     if client is not None:
-        jobs = _core.sweep_jobs(source, loads, varied, sets)
-        futures = client.map(_run_job, jobs, pure=False)
-        stored = client.gather(futures)
+        # Those stored in OUT/runs/ by this build are None: not sent again.
+        jobs = _core.sweep_jobs(source, loads, varied, sets, None if out is None else str(out), fresh)
+        todo = [i for i, job in enumerate(jobs) if job is not None]
+        futures = client.map(_run_job, [jobs[i] for i in todo], pure=False)
+        stored = [None] * len(jobs)
+        for i, outcome in zip(todo, client.gather(futures)):
+            stored[i] = outcome
     csv_text, json_text = _core.sweep(
         source,
         loads,

@@ -24,8 +24,16 @@ def run(source: Source, sets: List[str], out: Optional[str] = None) -> str:
 def check(source: Source, sets: List[str]) -> str:
     """The complete configuration as TOML (`arcsim check`)."""
 
-def sweep_jobs(source: Source, load: str, vary: List[str], sets: List[str]) -> List[str]:
-    """A sweep's simulations (one per seed of each point, in order) as TOML texts."""
+def sweep_jobs(
+    source: Source,
+    load: str,
+    vary: List[str],
+    sets: List[str],
+    out: Optional[str] = None,
+    fresh: bool = False,
+) -> List[Optional[str]]:
+    """A sweep's simulations (one per seed of each point, in order) as TOML texts; None for
+    those stored in OUT/runs/ by this build."""
 
 def run_job(job: str) -> str:
     """Run one of `sweep_jobs`'s simulations; its outcome as JSON."""
@@ -39,7 +47,7 @@ def sweep(
     threads: Optional[int] = None,
     out: Optional[str] = None,
     fresh: bool = False,
-    stored: Optional[List[str]] = None,
+    stored: Optional[List[Optional[str]]] = None,
 ) -> Tuple[str, str]:
     """A sweep as `arcsim sweep`; sweep.csv's and sweep.json's texts."""
 
