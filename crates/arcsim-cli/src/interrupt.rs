@@ -28,9 +28,30 @@ pub fn install() {
     });
 }
 
+/// Another way a stop may be asked for, checked beside the signal handler's flag: the
+/// Python package's (a KeyboardInterrupt pending in the interpreter).
+static HOOK: std::sync::OnceLock<fn() -> bool> = std::sync::OnceLock::new();
+
+/// Install `hook` (once): when it returns true, a stop is asked for as by a signal.
+pub fn set_hook(hook: fn() -> bool) {
+    let _ = HOOK.set(hook);
+}
+
 /// Whether a stop was asked for.
 pub fn requested() -> bool {
-    STOP.load(Ordering::Relaxed)
+    if STOP.load(Ordering::Relaxed) {
+        return true;
+    }
+    if HOOK.get().is_some_and(|h| h()) {
+        STOP.store(true, Ordering::SeqCst);
+        return true;
+    }
+    false
+}
+
+/// Forget a stop asked for (a library caller that handled it, ready for the next command).
+pub fn clear() {
+    STOP.store(false, Ordering::SeqCst);
 }
 
 /// One simulation of a batch finished: with the test hook, stop after the N-th.

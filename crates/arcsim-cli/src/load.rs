@@ -20,14 +20,23 @@ struct Source {
     /// The file as the user named it, or "<stdin>".
     name: String,
     text: String,
-    /// Its folder: where relative paths in it (`nic.flow_file`) are taken from.
-    dir: Option<std::path::PathBuf>,
 }
 
 /// The TOML tree of a file, of standard input (`-`), or of the embedded default when `path`
 /// is None.
 pub fn load_tree(path: Option<&Path>) -> Result<Tree, ConfigError> {
-    let source = match path {
+    let source = read_source(path)?;
+    tree_of(
+        source
+            .as_ref()
+            .map(|(name, text)| (name.as_str(), text.as_str())),
+    )
+}
+
+/// The name and text of a configuration file (`-`: standard input; "<stdin>" its name), None
+/// for the embedded default.
+pub fn read_source(path: Option<&Path>) -> Result<Option<(String, String)>, ConfigError> {
+    Ok(match path {
         Some(p) if p.as_os_str() == "-" => {
             let mut text = String::new();
             std::io::stdin()
@@ -36,22 +45,26 @@ pub fn load_tree(path: Option<&Path>) -> Result<Tree, ConfigError> {
                     path: "<stdin>".into(),
                     message: e.to_string(),
                 })?;
-            Some(Source {
-                name: "<stdin>".into(),
-                text,
-                dir: None,
-            })
+            Some(("<stdin>".into(), text))
         }
-        Some(p) => Some(Source {
-            name: p.display().to_string(),
-            text: std::fs::read_to_string(p).map_err(|e| ConfigError::Io {
+        Some(p) => Some((
+            p.display().to_string(),
+            std::fs::read_to_string(p).map_err(|e| ConfigError::Io {
                 path: p.display().to_string(),
                 message: e.to_string(),
             })?,
-            dir: p.parent().map(Path::to_path_buf),
-        }),
+        )),
         None => None,
-    };
+    })
+}
+
+/// The TOML tree of a configuration's text (`source`: its name, as errors cite it, and its
+/// text), read on top of the embedded default; the embedded default alone when None.
+pub fn tree_of(source: Option<(&str, &str)>) -> Result<Tree, ConfigError> {
+    let source = source.map(|(name, text)| Source {
+        name: name.to_string(),
+        text: text.to_string(),
+    });
     let text = source.as_ref().map_or(DEFAULT_TOML, |s| s.text.as_str());
     // A file is read on top of the embedded default, so it only needs the keys it changes.
     let mut base: toml::Value = toml::from_str(DEFAULT_TOML).expect("embedded default parses");
@@ -60,7 +73,11 @@ pub fn load_tree(path: Option<&Path>) -> Result<Tree, ConfigError> {
         Some(s) => ConfigError::Syntax(format!("{}: {e}", s.name)),
         None => ConfigError::Syntax(e.to_string()),
     })?;
-    if let Some(dir) = path.filter(|p| p.as_os_str() != "-").and_then(Path::parent) {
+    if let Some(dir) = source
+        .as_ref()
+        .filter(|s| s.name != "<stdin>")
+        .and_then(|s| Path::new(&s.name).parent())
+    {
         relative_to(&mut over, dir);
     }
     merge(&mut base, over);
@@ -71,7 +88,7 @@ pub fn load_tree(path: Option<&Path>) -> Result<Tree, ConfigError> {
 }
 
 /// Keys that name files, read relative to the configuration file that sets them.
-const FILE_KEYS: [&str; 2] = ["routing.table", "topology.graph.file"];
+const FILE_KEYS: [&str; 3] = ["routing.table", "topology.graph.file", "nic.flow_file"];
 
 /// Make the relative paths of [`FILE_KEYS`] in a configuration file relative to its
 /// directory `dir`, so that a configuration runs from any working directory.
@@ -115,8 +132,9 @@ pub fn finish(tree: Tree, sets: &[String]) -> Result<Config, ConfigError> {
             errors.push(e);
         }
     }
-    let dir = tree.source.as_ref().and_then(|s| s.dir.as_deref());
-    let flow_file = match arcsim::config::flow_file::expand(&mut value, dir) {
+    // Flows read from a file now (its path already made relative to the configuration's
+    // folder), so that an error about one of them can name its line of the file.
+    let flow_file = match arcsim::config::flow_file::expand(&mut value, None) {
         Ok(f) => f,
         Err(e) => {
             errors.push(tree.locate(e, sets));

@@ -63,6 +63,12 @@ pub struct RunProgress {
 /// Steps of the run's bar.
 const RUN_STEPS: u64 = 1000;
 
+impl Default for RunProgress {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl RunProgress {
     pub fn new() -> RunProgress {
         let bar = ProgressBar::new(RUN_STEPS);

@@ -38,15 +38,79 @@ struct RepeatedSummary<'a> {
     burst_consumption_cycles: &'a Option<arcsim::stats::summary::Estimate>,
 }
 
+/// A run's simulations and what is known of them, before anything is written.
+pub struct RunOutcome {
+    /// The configuration as run (with the time series a run always gets).
+    pub cfg: arcsim::Config,
+    pub rep: Repeated,
+    /// The traced events of the first seed (`--trace`).
+    pub records: Vec<arcsim::engine::TraceRecord>,
+    /// Every seed's warnings, each once (`arcsim::stats::sanity::warnings`).
+    pub warnings: Vec<String>,
+}
+
 pub fn run_command(
     config: Option<&Path>,
     sets: &[String],
     out: &Path,
     trace: &[String],
 ) -> Result<()> {
-    let mut cfg = load(config, sets)?;
+    let cfg = load(config, sets)?;
     let nodes = arcsim::topology::Dragonfly::new(&cfg.topology).num_nodes();
     let trace = crate::trace::parse(trace, nodes)?;
+    let o = simulate(cfg, sets, &trace, Some(out))?;
+    if !trace.is_empty() {
+        crate::trace::write_csv(&o.records, &out.join("trace.csv"))?;
+        eprintln!(
+            "arcsim: traced {} events in {}",
+            o.records.len(),
+            out.join("trace.csv").display()
+        );
+    }
+    let rep = &o.rep;
+    let first = &rep.runs[0];
+    print_summary(first);
+    if rep.repetitions > 1 {
+        println!(
+            "over {} seeds: accepted {:.4} ± {:.4}, latency {} cycles (95% CI)",
+            rep.repetitions,
+            rep.accepted_load.mean,
+            rep.accepted_load.ci95,
+            rep.latency_mean.as_ref().map_or_else(
+                || format!(
+                    "{} (a seed delivered no packet in its window)",
+                    show::MISSING
+                ),
+                |e| format!("{:.1} ± {:.1}", e.mean, e.ci95)
+            )
+        );
+    }
+    for w in &o.warnings {
+        eprintln!("arcsim: warning: {w}");
+    }
+    let path = write_run(&o, out)?;
+    let ports = if first.ports.is_empty() {
+        ""
+    } else {
+        ", ports.csv"
+    };
+    println!(
+        "wrote {}, series.csv{ports}, config.toml and plots series.{{svg,pdf,png}}, series_throughput.{{svg,pdf,png}}, queues.{{svg,pdf,png}}, hops.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
+        path.display()
+    );
+    Ok(())
+}
+
+/// Run `cfg` (its `simulation.repetitions` seeds) as `arcsim run` does: warnings about unused
+/// keys (`sets`: the overrides given) and the configuration's notes on stderr, a time series
+/// always. `out`, where the outputs will go, is checked first, so that a bad folder does not
+/// waste the simulation. Writes nothing.
+pub fn simulate(
+    mut cfg: arcsim::Config,
+    sets: &[String],
+    trace: &arcsim::TraceSpec,
+    out: Option<&Path>,
+) -> Result<RunOutcome> {
     crate::load::warn_unused_keys([&cfg], sets, true);
     crate::load::print_advisories([&cfg]);
     // A run always gets a time series so the plot shows warm-up and steady state.
@@ -83,38 +147,15 @@ pub fn run_command(
         }
     );
     // Before the simulation, so that a bad --out does not waste it.
-    crate::output::check_writable(out)?;
+    if let Some(out) = out {
+        crate::output::check_writable(out)?;
+    }
     if !trace.is_empty() && cfg.uses_kernel() {
         anyhow::bail!(
             "--trace: tracing is not available on the general kernel (switch.kind = \"cioq\") yet"
         );
     }
-    let (rep, records) = run_seeds(&cfg, out, &trace)?;
-    if !trace.is_empty() {
-        crate::trace::write_csv(&records, &out.join("trace.csv"))?;
-        eprintln!(
-            "arcsim: traced {} events in {}",
-            records.len(),
-            out.join("trace.csv").display()
-        );
-    }
-    let first = &rep.runs[0];
-    print_summary(first);
-    if rep.repetitions > 1 {
-        println!(
-            "over {} seeds: accepted {:.4} ± {:.4}, latency {} cycles (95% CI)",
-            rep.repetitions,
-            rep.accepted_load.mean,
-            rep.accepted_load.ci95,
-            rep.latency_mean.as_ref().map_or_else(
-                || format!(
-                    "{} (a seed delivered no packet in its window)",
-                    show::MISSING
-                ),
-                |e| format!("{:.1} ± {:.1}", e.mean, e.ci95)
-            )
-        );
-    }
+    let (rep, records) = run_seeds(&cfg, out, trace)?;
     // Every seed's warnings, each said once.
     let mut warnings: Vec<String> = Vec::new();
     for r in &rep.runs {
@@ -129,37 +170,45 @@ pub fn run_command(
             }
         }
     }
-    for w in &warnings {
-        eprintln!("arcsim: warning: {w}");
-    }
+    Ok(RunOutcome {
+        cfg,
+        rep,
+        records,
+        warnings,
+    })
+}
+
+/// result.json's contents: the first seed's run, the aggregate over seeds when repeated, the
+/// build, the complete configuration and the warnings.
+pub fn result_json(o: &RunOutcome) -> Result<String> {
     let file = RunFile {
-        run: first,
-        repeated: (rep.repetitions > 1).then(|| summary_of(&rep)),
+        run: &o.rep.runs[0],
+        repeated: (o.rep.repetitions > 1).then(|| summary_of(&o.rep)),
         arcsim: crate::provenance::BUILD,
-        config: cfg.to_complete_json(),
-        warnings: &warnings,
+        config: o.cfg.to_complete_json(),
+        warnings: &o.warnings,
     };
+    Ok(serde_json::to_string_pretty(&file)?)
+}
+
+/// Write result.json, config.toml, series.csv and the plots of a run to `out`; returns
+/// result.json's path.
+pub fn write_run(o: &RunOutcome, out: &Path) -> Result<std::path::PathBuf> {
+    let first = &o.rep.runs[0];
     let path = out.join("result.json");
-    crate::output::write(&path, serde_json::to_string_pretty(&file)?.as_bytes())?;
+    crate::output::write(&path, result_json(o)?.as_bytes())?;
     crate::output::write(
         &out.join("config.toml"),
-        crate::provenance::config_file(&cfg)?.as_bytes(),
+        crate::provenance::config_file(&o.cfg)?.as_bytes(),
     )?;
     if let Some(s) = &first.series {
         write_series_csv(s, &out.join("series.csv"))?;
     }
-    let ports = if first.ports.is_empty() {
-        ""
-    } else {
+    if !first.ports.is_empty() {
         write_ports_csv(first, &out.join("ports.csv"))?;
-        ", ports.csv"
-    };
-    plot_run(first, cfg.router.packet_length, out)?;
-    println!(
-        "wrote {}, series.csv{ports}, config.toml and plots series.{{svg,pdf,png}}, series_throughput.{{svg,pdf,png}}, queues.{{svg,pdf,png}}, hops.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
-        path.display()
-    );
-    Ok(())
+    }
+    plot_run(first, o.cfg.router.packet_length, out)?;
+    Ok(path)
 }
 
 /// `cfg.simulation.repetitions` simulations with seeds seed, seed + 1, ... (as
@@ -167,7 +216,7 @@ pub fn run_command(
 /// nothing.
 fn run_seeds(
     cfg: &arcsim::Config,
-    out: &Path,
+    out: Option<&Path>,
     trace: &arcsim::TraceSpec,
 ) -> Result<(Repeated, Vec<arcsim::engine::TraceRecord>)> {
     let reps = cfg.simulation.repetitions.max(1) as u64;
@@ -195,13 +244,13 @@ fn run_seeds(
             Err(arcsim::SimError::Interrupted { cycles }) => {
                 progress.finish();
                 return Err(crate::interrupt::interrupted(format!(
-                    "the simulation stopped after {cycles} cycles{}, before its end: nothing written, {} left as it was",
+                    "the simulation stopped after {cycles} cycles{}, before its end: nothing written{}",
                     if reps > 1 {
                         format!(" (seed {} of {reps})", k + 1)
                     } else {
                         String::new()
                     },
-                    out.display()
+                    out.map(|o| format!(", {} left as it was", o.display())).unwrap_or_default()
                 )));
             }
             Err(e) => {

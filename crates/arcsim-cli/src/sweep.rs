@@ -2,7 +2,8 @@
 //! parallel. Every point is an independent simulation with its own seed, and results are
 //! collected in job order, so the output does not depend on the number of threads.
 
-use crate::load::{finish, load_tree};
+use crate::figure::store::Stored;
+use crate::load::finish;
 use crate::plot::{line_plot, Curve, PlotSpec, Point};
 use crate::progress::Progress;
 use anyhow::{bail, Context, Result};
@@ -40,6 +41,20 @@ pub struct SweepArgs {
     /// same configuration (an interrupted sweep run again resumes from them).
     #[arg(long)]
     pub fresh: bool,
+    /// Run nothing now: write DIR/sweep.sbatch, a Slurm job array of one task per point
+    /// (`arcsim sweep-task DIR ID`, storing its simulations in DIR/runs/), for
+    /// `sbatch DIR/sweep.sbatch`; then `arcsim collect DIR` writes the sweep's outputs to DIR.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["out", "fresh", "threads"])]
+    pub slurm: Option<PathBuf>,
+    /// With --slurm: one more `#SBATCH` line in the script, e.g. --sbatch=--time=02:00:00 or
+    /// --sbatch="--partition=long" (repeatable).
+    #[arg(
+        long,
+        value_name = "OPTION",
+        requires = "slurm",
+        allow_hyphen_values = true
+    )]
+    pub sbatch: Vec<String>,
 }
 
 /// One point of a sweep in the JSON output (its offered load is `result.offered_load`).
@@ -476,76 +491,121 @@ pub fn run_jobs_with(
     Ok(results)
 }
 
-pub fn sweep_command(args: &SweepArgs) -> Result<()> {
-    if let Some(t) = args.threads {
-        if t > MAX_THREADS {
-            bail!("--threads {t}: at most {MAX_THREADS} (0 or none = one per core)");
-        }
-    }
-    let loads = parse_loads(&args.load)?;
-    let curves = parse_curves(&args.vary)?;
-    let tree = load_tree(args.config.as_deref())?;
-    // Build and validate every configuration before running anything.
-    let mut jobs: Vec<Config> = Vec::new();
-    // Repetitions of each (curve, load) point, in order: a --vary may change them per curve.
-    let mut reps_of = Vec::new();
-    for (_, sets) in curves.iter() {
-        for load in loads.iter() {
-            let mut all = args.set.clone();
-            all.extend(sets.iter().cloned());
-            all.push(format!("traffic.load={load}"));
-            let cfg = finish(tree.clone(), &all)?;
-            let reps = cfg.simulation.repetitions as usize;
-            reps_of.push(reps);
-            for k in 0..reps {
-                let mut c = cfg.clone();
-                c.simulation.seed = cfg.simulation.seed.wrapping_add(k as u64);
-                c.simulation.repetitions = 1;
-                jobs.push(c);
+/// What a sweep is made of, as given: enough to plan it again elsewhere (a Slurm task,
+/// `arcsim collect`, the Python package), with the configuration file's text kept.
+#[derive(Serialize, serde::Deserialize, Clone, Debug, Default)]
+pub struct SweepRequest {
+    /// The configuration file's name (as errors cite it) and text; None: the embedded
+    /// default.
+    pub config: Option<(String, String)>,
+    /// `--load`.
+    pub load: String,
+    /// `--vary`.
+    #[serde(default)]
+    pub vary: Vec<String>,
+    /// `--set`.
+    #[serde(default)]
+    pub set: Vec<String>,
+    /// `--title`.
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+/// One point of a planned sweep: a curve at a load, run as `reps` simulations (seeds)
+/// `jobs[first_job..first_job + reps]`.
+pub struct PlannedPoint {
+    pub label: String,
+    /// The curve's `--vary` assignments.
+    pub sets: Vec<String>,
+    pub load: f64,
+    pub first_job: usize,
+    pub reps: usize,
+}
+
+/// A sweep planned and validated: every simulation's configuration, in job order.
+pub struct SweepPlan {
+    pub request: SweepRequest,
+    tree: crate::load::Tree,
+    /// One per simulation (each seed of each point), in the order results come back.
+    pub jobs: Vec<Config>,
+    /// The jobs' configurations as the store of OUT/runs/ keys them.
+    pub texts: Vec<String>,
+    pub points: Vec<PlannedPoint>,
+}
+
+impl SweepPlan {
+    /// Build and validate every configuration of the sweep, running nothing.
+    pub fn new(request: SweepRequest) -> Result<SweepPlan> {
+        let loads = parse_loads(&request.load)?;
+        let curves = parse_curves(&request.vary)?;
+        let tree = crate::load::tree_of(
+            request
+                .config
+                .as_ref()
+                .map(|(name, text)| (name.as_str(), text.as_str())),
+        )?;
+        let mut jobs: Vec<Config> = Vec::new();
+        let mut points = Vec::new();
+        for (label, sets) in curves.iter() {
+            for load in loads.iter() {
+                let mut all = request.set.clone();
+                all.extend(sets.iter().cloned());
+                all.push(format!("traffic.load={load}"));
+                let cfg = finish(tree.clone(), &all)?;
+                // Repetitions of each point: a --vary may change them per curve.
+                let reps = cfg.simulation.repetitions as usize;
+                points.push(PlannedPoint {
+                    label: label.clone(),
+                    sets: sets.clone(),
+                    load: *load,
+                    first_job: jobs.len(),
+                    reps,
+                });
+                for k in 0..reps {
+                    let mut c = cfg.clone();
+                    c.simulation.seed = cfg.simulation.seed.wrapping_add(k as u64);
+                    c.simulation.repetitions = 1;
+                    jobs.push(c);
+                }
             }
         }
+        let texts: Vec<String> = jobs
+            .iter()
+            .map(|c| c.to_toml_string())
+            .collect::<std::result::Result<_, _>>()?;
+        Ok(SweepPlan {
+            request,
+            tree,
+            jobs,
+            texts,
+            points,
+        })
     }
-    // Keys the command line names, by --set or --vary, get warnings of their own.
-    // --load names traffic.load.
-    let named: Vec<String> = args
-        .set
-        .iter()
-        .chain(&args.vary)
-        .cloned()
-        .chain(std::iter::once("traffic.load=".to_string()))
-        .collect();
-    crate::load::warn_unused_keys(&jobs, &named, true);
-    crate::load::print_advisories(&jobs);
-    // Before the simulations, so that a bad --out does not waste them.
-    crate::output::check_writable(&args.out)?;
-    // Each simulation is stored in OUT/runs/ as it finishes (as a figure's are): an
-    // interrupted sweep run again resumes, and a failed one is recorded, not fatal.
-    let runs = args.out.join("runs");
-    let texts: Vec<String> = jobs
-        .iter()
-        .map(|c| c.to_toml_string())
-        .collect::<std::result::Result<_, _>>()?;
-    let binary = crate::figure::store::binary_id().unwrap_or_default();
-    let results = crate::figure::store::simulate(
-        &jobs,
-        &texts,
-        &runs,
-        &binary,
-        args.fresh,
-        args.threads,
-        false,
-    )?;
-    let mut points = Vec::new();
-    let mut iter = results.into_iter();
-    let mut reps = reps_of.into_iter();
-    let mut first_job = 0;
-    for (label, sets) in curves.iter() {
-        for load in loads.iter() {
-            let n = reps.next().expect("one repetition count per point");
-            let settings = Settings::of(&jobs[first_job]);
-            let start = first_job;
-            first_job += n;
-            let mut overrides = sets.clone();
+
+    /// Warn (on stderr) about keys no simulation reads, and print the configuration's notes.
+    pub fn warn(&self) {
+        // Keys the command line names, by --set or --vary, get warnings of their own.
+        // --load names traffic.load.
+        let named: Vec<String> = self
+            .request
+            .set
+            .iter()
+            .chain(&self.request.vary)
+            .cloned()
+            .chain(std::iter::once("traffic.load=".to_string()))
+            .collect();
+        crate::load::warn_unused_keys(&self.jobs, &named, true);
+        crate::load::print_advisories(&self.jobs);
+    }
+
+    /// The points, from the outcomes of every job (in job order); warnings of their runs are
+    /// printed on stderr as `arcsim sweep` prints them.
+    pub fn assemble(&self, results: Vec<Stored>) -> Vec<SweepPoint> {
+        let mut iter = results.into_iter();
+        let mut points = Vec::new();
+        for pp in &self.points {
+            let (n, start, load) = (pp.reps, pp.first_job, pp.load);
+            let mut overrides = pp.sets.clone();
             overrides.push(format!("traffic.load={load}"));
             let mut runs = Vec::with_capacity(n);
             let mut failures = Vec::new();
@@ -554,7 +614,7 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
                 match iter.next().expect("one result per job") {
                     Ok(r) => {
                         // What a reader should not take at face value, as `run` says it.
-                        for w in arcsim::stats::sanity::warnings(&jobs[start + k], &r) {
+                        for w in arcsim::stats::sanity::warnings(&self.jobs[start + k], &r) {
                             let w = if n > 1 {
                                 format!("seed {}: {w}", r.seed)
                             } else {
@@ -575,66 +635,148 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
                 None => Repeated::of(runs),
                 // No run to take the offered load from.
                 Some(_) => Repeated {
-                    offered_load: *load,
+                    offered_load: load,
                     ..Repeated::of(Vec::new())
                 },
             };
             for w in &warnings {
-                eprintln!("arcsim: warning: {label} at load {load}: {w}");
+                eprintln!("arcsim: warning: {} at load {load}: {w}", pp.label);
             }
             points.push(SweepPoint {
-                curve: label.clone(),
-                varied: varied_pairs(sets),
+                curve: pp.label.clone(),
+                varied: varied_pairs(&pp.sets),
                 overrides,
-                settings,
+                settings: Settings::of(&self.jobs[start]),
                 failure,
                 warnings,
                 result,
             });
         }
+        points
     }
-    // The configuration every point starts from: the file and --set (each point's --vary
-    // values and load are its `overrides`).
-    let mut base_tree = tree.clone();
-    for set in &args.set {
-        arcsim::config::apply_override(&mut base_tree.value, set)?;
+
+    /// The configuration every point starts from: the file and --set (each point's --vary
+    /// values and load are its `overrides`).
+    pub fn base(&self) -> Result<Config> {
+        let mut base_tree = self.tree.clone();
+        for set in &self.request.set {
+            arcsim::config::apply_override(&mut base_tree.value, set)?;
+        }
+        Ok(Config::from_value(base_tree.value).unwrap_or_else(|_| self.jobs[0].clone()))
     }
-    let base = Config::from_value(base_tree.value).unwrap_or_else(|_| jobs[0].clone());
-    crate::output::write(
-        &args.out.join("config.toml"),
-        crate::provenance::config_file(&base)?.as_bytes(),
-    )?;
-    let meta = SweepMeta {
-        set: args.set.clone(),
-        vary: args.vary.clone(),
-        config: base.to_complete_json(),
-    };
-    write_outputs(&args.out, &points, args.title.as_deref(), &meta)?;
-    print_table(&points);
-    println!(
-        "wrote {}/sweep.csv, sweep.json, config.toml, latency.{{svg,pdf,png}}, throughput.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
-        args.out.display()
-    );
-    let failed: Vec<String> = points
-        .iter()
-        .filter_map(|p| {
-            p.failure
-                .as_ref()
-                .map(|f| format!("{} at load {}: {f}", p.curve, p.result.offered_load))
+
+    /// What sweep.json records beside its points.
+    pub fn meta(&self) -> Result<SweepMeta> {
+        Ok(SweepMeta {
+            set: self.request.set.clone(),
+            vary: self.request.vary.clone(),
+            config: self.base()?.to_complete_json(),
         })
-        .collect();
-    if !failed.is_empty() {
-        return Err(anyhow::Error::new(crate::interrupt::Exit {
-            code: EXIT_SOME_FAILED,
-            message: format!(
-                "{} of {} points failed (recorded in sweep.csv and sweep.json, every other point written): {}",
-                failed.len(),
-                points.len(),
-                failed.join("; ")
-            ),
-        }));
     }
-    Ok(())
+
+    /// The outcomes of point `i`'s simulations: those stored in `runs` by this build, the
+    /// others run now and stored (as `arcsim sweep` does for every point).
+    pub fn simulate_point(
+        &self,
+        i: usize,
+        runs: &Path,
+        threads: Option<usize>,
+    ) -> Result<Vec<Stored>> {
+        let pp = &self.points[i];
+        let range = pp.first_job..pp.first_job + pp.reps;
+        let binary = crate::figure::store::binary_id().unwrap_or_default();
+        crate::figure::store::simulate(
+            &self.jobs[range.clone()],
+            &self.texts[range],
+            runs,
+            &binary,
+            false,
+            threads,
+            false,
+        )
+    }
+
+    /// Write config.toml, sweep.csv, sweep.json and the plots to `out`.
+    pub fn write(&self, out: &Path, points: &[SweepPoint]) -> Result<()> {
+        crate::output::write(
+            &out.join("config.toml"),
+            crate::provenance::config_file(&self.base()?)?.as_bytes(),
+        )?;
+        write_outputs(out, points, self.request.title.as_deref(), &self.meta()?)
+    }
+
+    /// Write config.toml, sweep.csv, sweep.json and the plots to `out`, print the table, and
+    /// end with [`EXIT_SOME_FAILED`] when some point failed.
+    pub fn finish(&self, out: &Path, points: &[SweepPoint]) -> Result<()> {
+        self.write(out, points)?;
+        print_table(points);
+        println!(
+            "wrote {}/sweep.csv, sweep.json, config.toml, latency.{{svg,pdf,png}}, throughput.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
+            out.display()
+        );
+        let failed: Vec<String> = points
+            .iter()
+            .filter_map(|p| {
+                p.failure
+                    .as_ref()
+                    .map(|f| format!("{} at load {}: {f}", p.curve, p.result.offered_load))
+            })
+            .collect();
+        if !failed.is_empty() {
+            return Err(anyhow::Error::new(crate::interrupt::Exit {
+                code: EXIT_SOME_FAILED,
+                message: format!(
+                    "{} of {} points failed (recorded in sweep.csv and sweep.json, every other point written): {}",
+                    failed.len(),
+                    points.len(),
+                    failed.join("; ")
+                ),
+            }));
+        }
+        Ok(())
+    }
+}
+
+/// The request of `arcsim sweep`'s command line (the configuration file read now).
+pub fn request_of(args: &SweepArgs) -> Result<SweepRequest> {
+    Ok(SweepRequest {
+        config: crate::load::read_source(args.config.as_deref())?,
+        load: args.load.clone(),
+        vary: args.vary.clone(),
+        set: args.set.clone(),
+        title: args.title.clone(),
+    })
+}
+
+pub fn sweep_command(args: &SweepArgs) -> Result<()> {
+    if let Some(t) = args.threads {
+        if t > MAX_THREADS {
+            bail!("--threads {t}: at most {MAX_THREADS} (0 or none = one per core)");
+        }
+    }
+    // Build and validate every configuration before running anything.
+    let plan = SweepPlan::new(request_of(args)?)?;
+    plan.warn();
+    if let Some(dir) = &args.slurm {
+        return crate::slurm::write_array(&plan, dir, &args.sbatch);
+    }
+    // Before the simulations, so that a bad --out does not waste them.
+    crate::output::check_writable(&args.out)?;
+    // Each simulation is stored in OUT/runs/ as it finishes (as a figure's are): an
+    // interrupted sweep run again resumes, and a failed one is recorded, not fatal.
+    let runs = args.out.join("runs");
+    let binary = crate::figure::store::binary_id().unwrap_or_default();
+    let results = crate::figure::store::simulate(
+        &plan.jobs,
+        &plan.texts,
+        &runs,
+        &binary,
+        args.fresh,
+        args.threads,
+        false,
+    )?;
+    let points = plan.assemble(results);
+    plan.finish(&args.out, &points)
 }
 
 /// Exit status of a sweep some of whose points failed (every output still written).
@@ -698,7 +840,16 @@ pub fn write_outputs(
 ) -> Result<()> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let csv_path = out.join("sweep.csv");
-    let mut w = crate::output::csv_file(&csv_path);
+    crate::output::write(&csv_path, &sweep_csv(points, meta)?)
+        .with_context(|| format!("writing {}", csv_path.display()))?;
+    let json_path = out.join("sweep.json");
+    crate::output::write(&json_path, sweep_json(points, meta)?.as_bytes())?;
+    plot_sweep(out, points, title)
+}
+
+/// sweep.csv's contents: one row per point.
+pub fn sweep_csv(points: &[SweepPoint], meta: &SweepMeta) -> Result<Vec<u8>> {
+    let mut w = csv::Writer::from_writer(Vec::new());
     // One column per --vary key, before the curve's name (the same keys for every point).
     let keys: Vec<&str> = points
         .first()
@@ -825,8 +976,11 @@ pub fn write_outputs(
         row.extend(provenance(p));
         w.write_record(&row)?;
     }
-    w.finish()?;
-    let json_path = out.join("sweep.json");
+    w.into_inner().map_err(|e| anyhow::anyhow!("{}", e.error()))
+}
+
+/// sweep.json's contents: the build, how the sweep was made, and every point.
+pub fn sweep_json(points: &[SweepPoint], meta: &SweepMeta) -> Result<String> {
     #[derive(Serialize)]
     struct SweepFile<'a> {
         arcsim: crate::provenance::Build,
@@ -842,8 +996,7 @@ pub fn write_outputs(
         config: &meta.config,
         points,
     };
-    crate::output::write(&json_path, serde_json::to_string_pretty(&file)?.as_bytes())?;
-    plot_sweep(out, points, title)
+    Ok(serde_json::to_string_pretty(&file)?)
 }
 
 fn plot_sweep(out: &Path, points: &[SweepPoint], title: Option<&str>) -> Result<()> {

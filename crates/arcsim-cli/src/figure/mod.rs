@@ -20,7 +20,7 @@ mod burst;
 mod claims;
 mod injection;
 mod spec;
-pub(crate) mod store;
+pub mod store;
 mod sweep;
 mod transient;
 

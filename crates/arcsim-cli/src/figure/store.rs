@@ -46,10 +46,23 @@ pub fn path(dir: &Path, config: &str) -> PathBuf {
     dir.join(format!("{:016x}.json", fnv(config.as_bytes())))
 }
 
-/// Identity of the running binary: its version and a hash of its bytes. None when the
-/// executable cannot be read; nothing is then reused.
+/// The file whose bytes identify the running build, when it is not the executable: the
+/// Python package's extension module, whose executable is the Python interpreter.
+static BUILD_FILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Identify the running build by `file` rather than by the executable (once, at start; the
+/// Python package names its extension module).
+pub fn set_build_file(file: PathBuf) {
+    let _ = BUILD_FILE.set(file);
+}
+
+/// Identity of the running binary: its version and a hash of its bytes (the executable's,
+/// or [`set_build_file`]'s). None when the file cannot be read; nothing is then reused.
 pub fn binary_id() -> Option<String> {
-    let exe = std::env::current_exe().ok()?;
+    let exe = match BUILD_FILE.get() {
+        Some(f) => f.clone(),
+        None => std::env::current_exe().ok()?,
+    };
     let bytes = std::fs::read(exe).ok()?;
     Some(format!(
         "arcsim {} {:016x}",
