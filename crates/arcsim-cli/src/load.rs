@@ -90,8 +90,9 @@ pub fn tree_of(source: Option<(&str, &str)>) -> Result<Tree, ConfigError> {
 /// Keys that name files, read relative to the configuration file that sets them.
 const FILE_KEYS: [&str; 3] = ["routing.table", "topology.graph.file", "nic.flow_file"];
 
-/// Make the relative paths of [`FILE_KEYS`] in a configuration file relative to its
-/// directory `dir`, so that a configuration runs from any working directory.
+/// Read the relative paths of [`FILE_KEYS`] in a configuration file from its directory
+/// `dir` (made absolute), so that a configuration runs from any working directory and the
+/// `config.toml` a run writes names the same files.
 fn relative_to(tree: &mut toml::Value, dir: &Path) {
     for key in FILE_KEYS {
         let mut node = Some(&mut *tree);
@@ -100,7 +101,12 @@ fn relative_to(tree: &mut toml::Value, dir: &Path) {
         }
         if let Some(toml::Value::String(s)) = node {
             if !s.is_empty() && Path::new(s.as_str()).is_relative() {
-                *s = dir.join(s.as_str()).display().to_string();
+                // Absolute, so that the config.toml a run writes elsewhere finds it too.
+                let joined = dir.join(s.as_str());
+                *s = std::path::absolute(&joined)
+                    .unwrap_or(joined)
+                    .display()
+                    .to_string();
             }
         }
     }

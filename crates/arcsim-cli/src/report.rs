@@ -137,7 +137,11 @@ pub fn simulate(
     eprintln!(
         "arcsim: {} | routing {} | {} | seed {}{}",
         arcsim::topology::describe(&cfg.topology),
-        cfg.routing.algorithm.name(),
+        if cfg.routing.paths.is_shortest() {
+            cfg.routing.algorithm.name()
+        } else {
+            cfg.routing.paths.name()
+        },
         workload,
         cfg.simulation.seed,
         if cfg.simulation.repetitions > 1 {

@@ -269,7 +269,7 @@ impl RouteTable {
     /// A table given entry by entry: `offsets[s * dests + d] .. offsets[.. + 1]` index
     /// `ports`, the group of output ports of switch `s` towards destination `d` (a switch,
     /// or a node when `by_node`), in order of preference. The caller checks it
-    /// ([`crate::kernel::tables::check`]) and sets `diameter`.
+    /// ([`crate::kernel::tables::route_table`]) and sets `diameter`.
     pub fn from_groups(
         switches: usize,
         by_node: bool,
