@@ -3,6 +3,7 @@
 mod bench;
 mod check;
 mod figure;
+mod html;
 mod hugealloc;
 mod interrupt;
 mod load;

@@ -611,8 +611,9 @@ pub fn sweep_command(args: &SweepArgs) -> Result<()> {
     };
     write_outputs(&args.out, &points, args.title.as_deref(), &meta)?;
     print_table(&points);
+    crate::html::write_sweep(&args.out, args.title.as_deref(), &points, &base)?;
     println!(
-        "wrote {}/sweep.csv, sweep.json, config.toml, latency.{{svg,pdf,png}}, throughput.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
+        "wrote {}/sweep.csv, sweep.json, config.toml, report.html, latency.{{svg,pdf,png}}, throughput.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
         args.out.display()
     );
     let failed: Vec<String> = points
