@@ -5,6 +5,7 @@
 pub mod bench;
 pub mod check;
 pub mod figure;
+pub mod html;
 pub mod hugealloc;
 pub mod interrupt;
 pub mod load;

@@ -9,6 +9,7 @@ use arcsim::stats::summary::Repeated;
 use arcsim::stats::SeriesPoint;
 use arcsim::RunResult;
 use serde::Serialize;
+use std::fmt::Write as _;
 use std::path::Path;
 
 /// result.json: the run with `simulation.seed`, plus the aggregate when repeated.
@@ -67,23 +68,10 @@ pub fn run_command(
             out.join("trace.csv").display()
         );
     }
-    let rep = &o.rep;
-    let first = &rep.runs[0];
-    print_summary(first);
-    if rep.repetitions > 1 {
-        println!(
-            "over {} seeds: accepted {:.4} ± {:.4}, latency {} cycles (95% CI)",
-            rep.repetitions,
-            rep.accepted_load.mean,
-            rep.accepted_load.ci95,
-            rep.latency_mean.as_ref().map_or_else(
-                || format!(
-                    "{} (a seed delivered no packet in its window)",
-                    show::MISSING
-                ),
-                |e| format!("{:.1} ± {:.1}", e.mean, e.ci95)
-            )
-        );
+    let first = &o.rep.runs[0];
+    print!("{}", summary_text(first));
+    if let Some(line) = seeds_line(&o.rep) {
+        println!("{line}");
     }
     for w in &o.warnings {
         eprintln!("arcsim: warning: {w}");
@@ -95,7 +83,7 @@ pub fn run_command(
         ", ports.csv"
     };
     println!(
-        "wrote {}, series.csv{ports}, config.toml and plots series.{{svg,pdf,png}}, series_throughput.{{svg,pdf,png}}, queues.{{svg,pdf,png}}, hops.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
+        "wrote {}, report.html, series.csv{ports}, config.toml and plots series.{{svg,pdf,png}}, series_throughput.{{svg,pdf,png}}, queues.{{svg,pdf,png}}, hops.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
         path.display()
     );
     Ok(())
@@ -195,6 +183,38 @@ pub fn result_json(o: &RunOutcome) -> Result<String> {
     Ok(serde_json::to_string_pretty(&file)?)
 }
 
+/// The line on the spread over seeds, when the run has more than one.
+fn seeds_line(rep: &Repeated) -> Option<String> {
+    (rep.repetitions > 1).then(|| {
+        format!(
+            "over {} seeds: accepted {:.4} ± {:.4}, latency {} cycles (95% CI)",
+            rep.repetitions,
+            rep.accepted_load.mean,
+            rep.accepted_load.ci95,
+            rep.latency_mean.as_ref().map_or_else(
+                || format!(
+                    "{} (a seed delivered no packet in its window)",
+                    show::MISSING
+                ),
+                |e| format!("{:.1} ± {:.1}", e.mean, e.ci95)
+            )
+        )
+    })
+}
+
+/// What `arcsim run` prints about a run, and report.html shows: the summary, the spread
+/// over seeds and the warnings.
+pub fn run_summary(o: &RunOutcome) -> String {
+    let mut summary = summary_text(&o.rep.runs[0]);
+    if let Some(line) = seeds_line(&o.rep) {
+        let _ = writeln!(summary, "{line}");
+    }
+    for w in &o.warnings {
+        let _ = writeln!(summary, "warning: {w}");
+    }
+    summary
+}
+
 /// Write result.json, config.toml, series.csv and the plots of a run to `out`; returns
 /// result.json's path.
 pub fn write_run(o: &RunOutcome, out: &Path) -> Result<std::path::PathBuf> {
@@ -212,6 +232,15 @@ pub fn write_run(o: &RunOutcome, out: &Path) -> Result<std::path::PathBuf> {
         write_ports_csv(first, &out.join("ports.csv"))?;
     }
     plot_run(first, o.cfg.router.packet_length, out)?;
+    let config = crate::provenance::config_file(&o.cfg)?;
+    crate::html::write(
+        out,
+        &crate::html::Report {
+            title: &run_title(first, "run"),
+            summary: &run_summary(o),
+            configs: vec![("The complete configuration (config.toml)".into(), config)],
+        },
+    )?;
     Ok(path)
 }
 
@@ -357,21 +386,26 @@ fn summary_of(rep: &Repeated) -> RepeatedSummary<'_> {
     }
 }
 
-pub fn print_summary(r: &RunResult) {
-    println!("topology        {}", r.topology);
-    println!(
+/// The summary of a run that `arcsim run` prints and `report.html` shows.
+pub fn summary_text(r: &RunResult) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "topology        {}", r.topology);
+    let _ = writeln!(
+        s,
         "routing         {}   pattern {}   seed {}",
         r.routing, r.pattern, r.seed
     );
     if let Some(b) = &r.burst {
-        println!(
+        let _ = writeln!(
+            s,
             "burst           {} packets/node consumed in {} cycles",
             b.packets_per_node, b.consumption_cycles
         );
         let mut f = b.finished_per_router.clone();
         f.sort_unstable();
         if let (Some(first), Some(last)) = (f.first(), f.last()) {
-            println!(
+            let _ = writeln!(
+                s,
                 "routers done    first {}  median {}  90% {}  last {} cycles",
                 first,
                 f[(f.len() - 1) / 2],
@@ -380,7 +414,8 @@ pub fn print_summary(r: &RunResult) {
             );
         }
     } else {
-        println!(
+        let _ = writeln!(
+            s,
             "load            offered {}  generated {:.4}  accepted {:.4}  phits/(node·cycle)",
             // Four decimals as the others, unless that would read 0.0000.
             if r.offered_load >= 1e-4 {
@@ -393,7 +428,8 @@ pub fn print_summary(r: &RunResult) {
         );
     }
     use show::opt;
-    println!(
+    let _ = writeln!(
+        s,
         "latency         mean {}  p50 {}  p99 {}  max {} cycles (network mean {})",
         opt(r.latency.mean, 1),
         opt(r.latency.p50, 0),
@@ -402,7 +438,8 @@ pub fn print_summary(r: &RunResult) {
         opt(r.network_latency.mean, 1)
     );
     let local = r.hops.mean.zip(r.hops.global_mean).map(|(m, g)| m - g);
-    println!(
+    let _ = writeln!(
+        s,
         "hops            mean {} (local {}, global {})  max {}   misrouted {}",
         opt(r.hops.mean, 3),
         opt(local, 3),
@@ -415,13 +452,15 @@ pub fn print_summary(r: &RunResult) {
     );
     let l = &r.links;
     if l.local.links + l.global.links > 0 {
-        println!(
+        let _ = writeln!(
+            s,
             "link use        local mean {:.3} max {:.3}; global mean {:.3} max {:.3}  phits/cycle",
             l.local.mean, l.local.max, l.global.mean, l.global.max
         );
     }
     if r.escape.entered_fraction.is_some_and(|f| f > 0.0) {
-        println!(
+        let _ = writeln!(
+        s,
             "escape network  entered by {}% of packets, {} entries and {} escape hops per packet, at most {} entries",
             opt(r.escape.entered_fraction.map(|f| 100.0 * f), 2),
             opt(r.escape.entries_mean, 3),
@@ -435,26 +474,30 @@ pub fn print_summary(r: &RunResult) {
         } else {
             String::new()
         };
-        println!(
+        let _ = writeln!(
+        s,
             "buffers         {what}: injection {:.1}%  local {:.1}%  global {:.1}%{escape} of their slots",
             100.0 * o.injection,
             100.0 * o.local,
             100.0 * o.global
         );
     }
-    println!(
+    let _ = writeln!(
+        s,
         "fairness        injected per router min {:.0} max {:.0} Jain {}; accepted per group Jain {}",
         r.per_router.injected.min,
         r.per_router.injected.max,
         opt(r.per_router.injected.jain, 4),
         opt(r.per_group.accepted.jain, 4)
     );
-    println!(
+    let _ = writeln!(
+        s,
         "packets         generated {}  delivered {}  in flight {}  refused at source {}",
         r.packets.generated, r.packets.delivered, r.packets.in_flight, r.packets.refused_at_source
     );
     if r.pauses > 0 {
-        println!(
+        let _ = writeln!(
+            s,
             "pauses          {} PAUSE frames sent, {} of them reached a node",
             r.pauses, r.pauses_at_nodes
         );
@@ -473,7 +516,8 @@ pub fn print_summary(r: &RunResult) {
                 format!("{ns:.1} ns")
             }
         };
-        println!(
+        let _ = writeln!(
+        s,
             "in units        cycle {} ns, phit {} B: latency mean {} p99 {}; accepted {:.3} Gbps per node",
             u.cycle_ns,
             u.phit_bytes,
@@ -487,15 +531,18 @@ pub fn print_summary(r: &RunResult) {
             Some(c) => format!("  completed at cycle {c}"),
             None => String::new(),
         };
-        println!(
+        let _ = writeln!(
+            s,
             "flow {i:<10} {} -> {}  throughput {:.4} phits/cycle  {} messages{done}",
             f.src, f.dst, f.throughput, f.messages_delivered
         );
     }
-    println!(
+    let _ = writeln!(
+        s,
         "speed           {} cycles in {:.2} s = {:.0} cycles/s, {:.2e} packet-hops/s",
         r.cycles, r.wall_seconds, r.cycles_per_second, r.packet_hops_per_second
     );
+    s
 }
 
 /// How full the buffers were: the means over the measurement window (`RunResult::buffers`),

@@ -696,13 +696,15 @@ impl SweepPlan {
         )
     }
 
-    /// Write config.toml, sweep.csv, sweep.json and the plots to `out`.
+    /// Write config.toml, sweep.csv, sweep.json, the plots and report.html to `out`.
     pub fn write(&self, out: &Path, points: &[SweepPoint]) -> Result<()> {
+        let base = self.base()?;
         crate::output::write(
             &out.join("config.toml"),
-            crate::provenance::config_file(&self.base()?)?.as_bytes(),
+            crate::provenance::config_file(&base)?.as_bytes(),
         )?;
-        write_outputs(out, points, self.request.title.as_deref(), &self.meta()?)
+        write_outputs(out, points, self.request.title.as_deref(), &self.meta()?)?;
+        crate::html::write_sweep(out, self.request.title.as_deref(), points, &base)
     }
 
     /// Write config.toml, sweep.csv, sweep.json and the plots to `out`, print the table, and
@@ -711,7 +713,7 @@ impl SweepPlan {
         self.write(out, points)?;
         print_table(points);
         println!(
-            "wrote {}/sweep.csv, sweep.json, config.toml, latency.{{svg,pdf,png}}, throughput.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
+            "wrote {}/sweep.csv, sweep.json, config.toml, report.html, latency.{{svg,pdf,png}}, throughput.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
             out.display()
         );
         let failed: Vec<String> = points

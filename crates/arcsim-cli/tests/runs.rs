@@ -129,6 +129,31 @@ fn a_run_killed_while_writing_leaves_the_old_file_or_the_complete_new_one() {
     }
 }
 
+/// report.html is written as every output is: killed while writing it, a run leaves the
+/// previous report whole.
+#[test]
+fn a_run_killed_while_writing_its_report_leaves_the_previous_one() {
+    let dir = temp_dir("runs-kill-report");
+    let out = dir.join("out");
+    let o = out.to_str().unwrap();
+    assert_success(
+        &arcsim(&dir, &with_small(&["run"], &["--out", o])),
+        "first run",
+    );
+    let old = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(old.contains("seed 1") && old.trim_end().ends_with("</html>"));
+    let killed = arcsim_env(
+        &dir,
+        &[("ARCSIM_TEST_KILL_WRITE", "report.html")],
+        &with_small(&["run"], &["--set", "simulation.seed=2", "--out", o]),
+    );
+    assert!(!killed.status.success(), "the kill hook stops the run");
+    assert_eq!(
+        std::fs::read_to_string(out.join("report.html")).unwrap(),
+        old
+    );
+}
+
 /// An output folder that cannot be written is refused before simulating, naming it.
 #[test]
 fn an_unwritable_output_folder_is_refused_before_simulating() {

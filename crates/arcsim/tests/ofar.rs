@@ -339,7 +339,7 @@ fn bcm_collapses_under_advg_h_unless_global_injections_keep_a_larger_bubble() {
     // Under ADVG+h at full load the canonical network of OFAR with 2/1(+1) VCs jams (a cycle
     // of full local buffers) and the escape ring carries everything. BCM's 2-packet bubble
     // hardly throttles injections straight into 32-packet global buffers, so it does not
-    // prevent this; a 16-packet bubble for those injections does (docs/reproductions/ofar.md).
+    // prevent this; a 16-packet bubble for those injections does (docs/reproductions/ofar/README.md).
     let at = |extra: &[&str]| {
         let mut sets = vec![
             "routing.algorithm=ofar",
@@ -376,7 +376,7 @@ fn ecm_with_the_ring_holds_under_advg_h_where_bcm_collapses() {
     // The experiment settings (experiments/ofar/base.toml: port occupancy, waiting for a busy
     // minimal output, committed MM+L hop, transit first) with 2/1(+1) VCs and ring A under
     // ADVG+h at full load: BCM lets the canonical network jam and the ring carry everything,
-    // ECM stops injections in time and holds (docs/reproductions/ofar-history.md, Fig. 10 at
+    // ECM stops injections in time and holds (notes/ofar-history.md, Fig. 10 at
     // h = 6).
     let at = |cm: &str| {
         let c = format!("routing.congestion={cm}");
@@ -737,7 +737,7 @@ fn permutation_at_full_load(seed: u64, extra: &str) -> RunResult {
 #[test]
 fn ecm_keeps_ofar_up_under_a_permutation_at_full_load() {
     // With the earlier experiment settings (Q per VC, the default), plain OFAR jams past
-    // saturation under traffic whose flows persist (a random permutation here; docs/reproductions/ofar-history.md, "Figs. 10 and 11 with
+    // saturation under traffic whose flows persist (a random permutation here; notes/ofar-history.md, "Figs. 10 and 11 with
     // the earlier settings"), while ECM keeps it above PB. Three seeds: the depth of the jam varies with the permutation.
     let at = |cm: &str, seed: u64| {
         permutation_at_full_load(seed, &format!("routing.congestion={cm}")).accepted_load
@@ -831,7 +831,7 @@ fn ofar_l_without_the_mml_local_hop_does_not_clog_at_h6() {
     // past saturation: source-group misroutes taken from local queues compete as transit
     // traffic for the global links, fill the intermediate groups' global input buffers with
     // packets for the R_k -> R_{k-1} bottleneck and block the exit routers' global outputs
-    // (docs/reproductions/ofar-history.md, "Why OFAR-L clogs with the committed MM+L hop"). With
+    // (notes/ofar-history.md, "Why OFAR-L clogs with the committed MM+L hop"). With
     // `routing.ofar_l_mml = false` (no non-minimal local hop at all, the OFAR paper §4) it holds
     // about 1/h. The h = 6 network of the paper, 5,000 + 5,000 cycles.
     let at = |mml: bool| {
@@ -1003,7 +1003,7 @@ fn misrouting_only_after_a_lost_allocation_misroutes_less_and_still_beats_one_ov
     );
 }
 
-/// FOGSim's router and OFAR readings (docs/reproductions/ofar-history.md, "What FOGSim's source
+/// FOGSim's router and OFAR readings (notes/ofar-history.md, "What FOGSim's source
 /// says").
 /// Its 2015 misrouting trigger (minimal output granted, full or busy; `CGA` with `ThMin = 0`)
 /// is `misroute_trigger = "unavailable"` (these tests' baseline, `PAPER_TEXT`); its 2014
@@ -1120,7 +1120,7 @@ fn ecm_reading_downstream_escape_buffers_holds_fig5_where_ecm_on_inputs_collapse
     // injection VCs with equal priority. Plain OFAR collapses, and ECM watching the router's
     // own escape inputs loses much of the load; ECM watching the escape buffers its outputs
     // feed (what FOGSim reads) holds, as BCM does. (On the h = 6 network ECM collapses
-    // either way: docs/reproductions/ofar.md.)
+    // either way: docs/reproductions/ofar/README.md.)
     let at = |cm: &[&str]| {
         let mut sets = FOGSIM.to_vec();
         sets.extend_from_slice(&[
@@ -1206,7 +1206,7 @@ fn bcm_escape_lets_injected_packets_enter_the_escape_network() {
 
 /// FOGSim's 2014 example configuration on h = 4 (1,056 nodes), 5,000 + 5,000 cycles, plus
 /// `extra`: the settings of the FOGSim reference runs
-/// (docs/reproductions/ofar-fogsim/fogsim-oracle-h4.txt), without an escape ring, which
+/// (docs/reproductions/ofar/data/fogsim/fogsim-oracle-h4.txt), without an escape ring, which
 /// FOGSim's one-way embedded ring does not provide.
 fn fogsim_example(extra: &[&str]) -> RunResult {
     let mut sets = FOGSIM.to_vec();
@@ -1629,7 +1629,7 @@ fn packets_on_the_tree_take_no_mml_hop_with_fogsims_rule_and_use_the_tree_as_fog
     // experiments' settings (threshold 90%, 3 iterations, its congested-global restriction
     // without margin) its ADVG+4 burst (h = 4, 500 packets per node, the tree rooted at router
     // 31, 2/1(+1) VCs, no CM) takes 0.109 tree entries and 0.139 tree hops per packet, counted
-    // by an instrumented copy (docs/reproductions/ofar-fogsim/s22-probes.txt). With
+    // by an instrumented copy (docs/reproductions/ofar/data/fogsim/s22-probes.txt). With
     // `mml_from_escape = false` arcsim takes 0.107 and 0.138. Allowing the hop (the paper's
     // text makes no exception) lets packets leave the tree after about one hop and enter it
     // again: 0.170 and 0.179.
@@ -1666,7 +1666,7 @@ fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_f
     // experiments' settings (h = 4, ADVG+4 bursts of 500 packets per node, 2/1(+1) VCs, the
     // tree rooted where FOGSim roots it for each seed) FOGSim (2014 source) consumes them in
     // these cycles, BCM / ECM: ECM is 1.1% faster over the five seeds, slower only with seed 2
-    // (docs/reproductions/ofar-fogsim/s21-probes.txt). With FOGSim's input arbiter
+    // (docs/reproductions/ofar/data/fogsim/s21-probes.txt). With FOGSim's input arbiter
     // (`router.lrs_update = "request"`) and its rule that a packet on the tree takes no MM+L
     // hop (`routing.mml_from_escape = false`), as experiments/ofar sets them, arcsim's runs are
     // within 1% of FOGSim's and ECM is faster with the same four seeds (0.6% on average).
@@ -1747,7 +1747,7 @@ fn with_fogsims_last_two_rules_the_tree_is_faster_with_ecm_than_with_bcm_as_in_f
 /// whose minimal output, with an empty VC, was just granted to another input may then take
 /// any output with an empty VC, so OFAR misroutes locally more often and its paths grow (on the
 /// paper's network under ADVG+6 at 0.25: 44.7% of packets misrouted locally against 43.0%,
-/// FOGSim 44.7%; docs/reproductions/ofar-fogsim/s33-probes.txt).
+/// FOGSim 44.7%; docs/reproductions/ofar/data/fogsim/s33-probes.txt).
 #[test]
 fn inclusive_threshold_misroutes_more_than_the_strict_one() {
     let at = |inclusive: bool| {

@@ -226,8 +226,50 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
     claims::write(&plan, &out, &panel_info, &mut report)?;
     print!("{report}");
     crate::output::write(&out.join("summary.txt"), report.as_bytes())?;
-    println!("wrote {}/", out.display());
+    write_html(args, &plan, &jobs, &out, &report)?;
+    println!(
+        "wrote {}/ (report.html: summary, claims, plots)",
+        out.display()
+    );
     Ok(())
+}
+
+/// `OUT/report.html`: the summary, the claims and every plot, the figure's spec and the
+/// complete configuration of the first simulation of each (panel, curve) (its other
+/// simulations differ from it in their load and seed only; all are in OUT/runs/).
+fn write_html(
+    args: &FigureArgs,
+    plan: &Plan,
+    jobs: &[Job],
+    out: &Path,
+    report: &str,
+) -> Result<()> {
+    let spec_text = std::fs::read_to_string(&args.spec)
+        .with_context(|| format!("reading {}", args.spec.display()))?;
+    let mut configs = vec![(
+        format!("The figure's specification ({})", args.spec.display()),
+        spec_text,
+    )];
+    let mut seen = std::collections::BTreeSet::new();
+    for j in jobs {
+        if seen.insert((j.panel, j.curve)) {
+            configs.push((
+                format!(
+                    "panel {}, curve {}: the complete configuration of its first simulation",
+                    plan.panels[j.panel].0, plan.spec.curve[j.curve].label
+                ),
+                crate::provenance::config_file(&j.cfg)?,
+            ));
+        }
+    }
+    crate::html::write(
+        out,
+        &crate::html::Report {
+            title: &plan.spec.title,
+            summary: report,
+            configs,
+        },
+    )
 }
 
 /// Every simulation of the figure, from OUT/runs/ where this binary stored it, the rest run

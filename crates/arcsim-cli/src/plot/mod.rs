@@ -1,36 +1,30 @@
 //! Publication-quality plots (SVG + PDF + PNG) of simulation results.
 //!
-//! Every plot is written from the same layout: `<stem>.svg` and `<stem>.pdf`
-//! for papers (vector; the PDF is the SVG converted by `svg2pdf`, with the
-//! embedded font) and `<stem>.png` for quick looks. The layout
-//! (ranges, ticks, legend placement) is computed once, independently of the
-//! backend, so both files show the same picture.
-//!
-//! Text is rendered with an embedded DejaVu Sans so that PNG output works on
-//! machines without any system fonts (CI containers, compute nodes). Axes,
-//! ticks and all text are drawn here rather than by plotters' mesh, because
-//! plotters' ab_glyph rasteriser ignores each glyph's left side bearing
-//! ("d ragonfly"); PNG text is laid out and rasterised with ab_glyph here
-//! (see `Canvas::raster`).
+//! Every plot is drawn once, as SVG, with plotters' chart layer (axes, ticks and their
+//! labels, axis titles, grid and legend box). The PNG is that SVG rasterised by resvg and the
+//! PDF the same SVG converted by svg2pdf (vector, text kept as text), so the three files show
+//! one picture. PNG and PDF text is set in the embedded DejaVu Sans (`assets/DejaVuSans.ttf`,
+//! under the DejaVu fonts licence beside it), loaded into usvg's font database: the output
+//! does not depend on the fonts of the machine (CI containers, compute nodes have none).
+//! plotters measures text for its layout with the same font. This module adds what a chart
+//! library leaves to its user: the ranges, which points get markers, where the legend goes
+//! (a free corner, else a panel on the right), a title broken into two lines when long.
 
-mod axis;
-mod bar;
-mod grouped;
-mod legend;
+mod bars;
+mod frame;
 mod line;
-mod text;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
+use plotters::coord::Shift;
+use plotters::element::{Drawable, PointCollection};
 use plotters::prelude::*;
+use plotters_backend::{BackendCoord, DrawingErrorKind};
+use resvg::{tiny_skia, usvg};
 
-use bar::BarPlot;
-use grouped::GroupedBarPlot;
-use line::LinePlot;
-pub(crate) use text::truncate;
-use text::{ensure_font, Canvas};
+pub(crate) use frame::truncate;
 
 /// One labelled series of a line plot.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -94,18 +88,6 @@ impl<'a> PlotSpec<'a> {
     }
 }
 
-/// Line plot with markers, one colour+marker per curve, and a legend.
-///
-/// Writes `<stem>.svg` and `<stem>.png` (the extensions are appended, so a
-/// stem like `out/lat.mesh` keeps its dot), creating the parent directory if
-/// needed. Points with non-finite (or absurdly large, |v| > 1e300)
-/// coordinates are skipped and break the line; with `log_y`, points with
-/// `y <= 0` are skipped too. Points are connected in the order given. Curves
-/// with an empty label are drawn but left out of the legend.
-pub fn line_plot(stem: &Path, spec: &PlotSpec, curves: &[Curve]) -> Result<()> {
-    line_plot_with(stem, spec, curves, &LineExtras::default())
-}
-
 /// What a line plot may add to its curves.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LineExtras {
@@ -116,6 +98,19 @@ pub struct LineExtras {
     pub vline: Option<(f64, String)>,
 }
 
+/// Line plot with markers, one colour+marker per curve, and a legend.
+///
+/// Writes `<stem>.svg`, `<stem>.pdf` and `<stem>.png` (the extensions are appended, so a
+/// stem like `out/lat.mesh` keeps its dot), creating the parent directory if
+/// needed. Points with non-finite (or absurdly large, |v| > 1e300)
+/// coordinates are skipped and break the line; with `log_y`, points with
+/// `y <= 0` are skipped too. Points are connected in the order given. Curves
+/// with an empty label are drawn but left out of the legend. A curve of
+/// [`DENSE_POINTS`] points or more gets a marker on every k-th point only.
+pub fn line_plot(stem: &Path, spec: &PlotSpec, curves: &[Curve]) -> Result<()> {
+    line_plot_with(stem, spec, curves, &LineExtras::default())
+}
+
 /// [`line_plot`] with a fixed x range and a marked x.
 pub fn line_plot_with(
     stem: &Path,
@@ -123,9 +118,9 @@ pub fn line_plot_with(
     curves: &[Curve],
     extras: &LineExtras,
 ) -> Result<()> {
-    ensure_font()?;
-    let plot = LinePlot::new_with(spec, curves, extras);
-    write_outputs(stem, &plot)
+    frame::ensure_font()?;
+    let plot = line::LinePlot::new(spec, curves, extras);
+    write_outputs(stem, |root| plot.draw(root))
 }
 
 /// A curve with at least this many points gets a marker on every k-th point only (about
@@ -140,15 +135,19 @@ const SPARSE_MARKERS: usize = 20;
 /// their value cannot be drawn (non-finite, or `<= 0` with `log_y`). With
 /// many bars only every k-th label is shown so that labels never overlap.
 pub fn bar_plot(stem: &Path, spec: &PlotSpec, bars: &[Bar]) -> Result<()> {
-    ensure_font()?;
-    let plot = BarPlot::new(spec, bars);
-    write_outputs(stem, &plot)
+    let groups: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
+    let series = [BarSeries {
+        label: String::new(),
+        values: bars.iter().map(|b| b.value).collect(),
+        errors: Vec::new(),
+    }];
+    grouped_bar_plot(stem, spec, &groups, &series, None)
 }
 
 /// Grouped bar chart: for each group (x-axis category, e.g. a traffic pattern) one bar per series
 /// (e.g. a routing algorithm), series distinguished by colour and named in a legend. Optional horizontal
-/// reference line at `reference` (e.g. 1.0 when values are normalised to a baseline), drawn dashed or thin grey.
-/// Same outputs as `line_plot` (`<stem>.svg` and `<stem>.png`).
+/// reference line at `reference` (e.g. 1.0 when values are normalised to a baseline), drawn dashed.
+/// Same outputs as [`line_plot`].
 ///
 /// The bars of a group stand side by side, in series order, centred under
 /// the group's label, with a gap between groups. The legend (series with an
@@ -162,9 +161,8 @@ pub fn bar_plot(stem: &Path, spec: &PlotSpec, bars: &[Bar]) -> Result<()> {
 /// * A series with fewer values than there are groups is treated as if the
 ///   missing values were NaN (no bar); values beyond the last group are
 ///   ignored.
-/// * `log_y` is honoured as in [`bar_plot`]: bars grow from the bottom of the
-///   log axis. Otherwise the y axis starts at 0 (or below, for negative
-///   values, whose bars grow downwards from 0).
+/// * With `log_y` bars grow from the bottom of the log axis. Otherwise the y axis starts
+///   at 0 (or below, for negative values, whose bars grow downwards from 0).
 /// * Empty `groups` or `series`, or nothing drawable, is not an error: the
 ///   chart is written with its axes, legend and reference line, and a
 ///   "no data" note.
@@ -175,33 +173,24 @@ pub fn grouped_bar_plot(
     series: &[BarSeries],
     reference: Option<f64>,
 ) -> Result<()> {
-    ensure_font()?;
-    let plot = GroupedBarPlot::new(spec, groups, series, reference);
-    write_outputs(stem, &plot)
+    frame::ensure_font()?;
+    let plot = bars::BarPlot::new(spec, groups, series, reference);
+    write_outputs(stem, |root| plot.draw(root))
 }
 
 // ---------------------------------------------------------------------------
-// Style constants. Sizes are in pixels of the 1000x700 canvas; they are large
-// enough to stay readable when the figure is shrunk to one paper column.
-// Font sizes are plotters' sizes (ascender-to-descender height); the em is
-// about 0.86 of that for DejaVu Sans.
+// Style. Sizes are in pixels of the 1000x700 canvas; they are large enough to
+// stay readable when the figure is shrunk to one paper column. Font sizes are
+// plotters' sizes (ascender-to-descender height).
 
 const WIDTH: u32 = 1000;
 const HEIGHT: u32 = 700;
 const FONT: &str = "sans-serif";
-const TITLE_FONT: u32 = 26;
-const DESC_FONT: u32 = 22;
-const TICK_FONT: u32 = 18;
-const LEGEND_FONT: u32 = 18;
-const NOTE_FONT: u32 = 26;
-const TICK_LEN: i32 = 6;
-/// Gap between a tick mark's end and its label.
-const TICK_GAP: i32 = 4;
-
-const MARGIN_TOP: u32 = 14;
-const MARGIN_RIGHT: u32 = 28;
-const MARGIN_BOTTOM: u32 = 10;
-const MARGIN_LEFT: u32 = 10;
+const TITLE_FONT: u32 = 28;
+const DESC_FONT: u32 = 23;
+const TICK_FONT: u32 = 19;
+const LEGEND_FONT: u32 = 19;
+const NOTE_FONT: u32 = 28;
 
 /// Fraction of the data span added as headroom on the side(s) away from 0.
 const HEADROOM: f64 = 0.05;
@@ -211,13 +200,6 @@ const MAX_ABS: f64 = 1e300;
 
 const MARKER_R: i32 = 5;
 const LINE_W: u32 = 2;
-
-const LEGEND_PAD: i32 = 10;
-const LEGEND_ROW: i32 = 28;
-const LEGEND_SAMPLE: i32 = 40;
-const LEGEND_GAP: i32 = 10;
-const LEGEND_COL_GAP: i32 = 18;
-const LEGEND_INSET: i32 = 10;
 const LEGEND_MAX_CHARS: usize = 40;
 
 const GRID: RGBColor = RGBColor(225, 225, 225);
@@ -265,43 +247,63 @@ fn curve_style(i: usize) -> (RGBColor, Marker) {
     (PALETTE[i % PALETTE.len()], MARKERS[i % MARKERS.len()])
 }
 
-/// A marker of the given shape centred on `at` (any coordinate system).
-fn marker_elem<'a, DB: DrawingBackend + 'a, C: Clone + 'a>(
+/// A marker of the given shape centred on a point (any coordinate system), on a horizontal
+/// line `line` pixels either side when `line > 0` (a legend's sample). An element of its
+/// own: plotters' legends take no boxed elements on a borrowed backend.
+struct MarkerElem<C> {
     at: C,
-    m: Marker,
+    marker: Marker,
     colour: RGBColor,
-) -> DynElement<'a, DB, C> {
-    let r = MARKER_R;
-    let fill = colour.filled();
-    let stroke = colour.stroke_width(2);
-    let e = EmptyElement::at(at);
-    match m {
-        Marker::Circle => (e + Circle::new((0, 0), r, fill)).into_dyn(),
-        Marker::Square => {
-            let s = r - 1;
-            (e + Rectangle::new([(-s, -s), (s, s)], fill)).into_dyn()
+    line: i32,
+}
+
+impl<'a, C> PointCollection<'a, C> for &'a MarkerElem<C> {
+    type Point = &'a C;
+    type IntoIter = std::iter::Once<&'a C>;
+    fn point_iter(self) -> Self::IntoIter {
+        std::iter::once(&self.at)
+    }
+}
+
+impl<C, DB: DrawingBackend> Drawable<DB> for MarkerElem<C> {
+    fn draw<I: Iterator<Item = BackendCoord>>(
+        &self,
+        mut points: I,
+        b: &mut DB,
+        _: (u32, u32),
+    ) -> Result<(), DrawingErrorKind<DB::ErrorType>> {
+        let Some((x, y)) = points.next() else {
+            return Ok(());
+        };
+        let (r, s, colour) = (MARKER_R, MARKER_R + 1, self.colour);
+        let (fill, stroke) = (colour.filled(), colour.stroke_width(2));
+        if self.line > 0 {
+            let (a, z) = ((x - self.line, y), (x + self.line, y));
+            b.draw_line(a, z, &colour.stroke_width(LINE_W))?;
         }
-        Marker::TriangleUp => {
-            let pts = vec![(0, -r - 1), (r + 1, r - 1), (-r - 1, r - 1)];
-            (e + Polygon::new(pts, fill)).into_dyn()
-        }
-        Marker::TriangleDown => {
-            let pts = vec![(0, r + 1), (r + 1, -r + 1), (-r - 1, -r + 1)];
-            (e + Polygon::new(pts, fill)).into_dyn()
-        }
-        Marker::Diamond => {
-            let s = r + 1;
-            (e + Polygon::new(vec![(0, -s), (s, 0), (0, s), (-s, 0)], fill)).into_dyn()
-        }
-        Marker::Cross => (e
-            + PathElement::new(vec![(-r, -r), (r, r)], stroke)
-            + PathElement::new(vec![(-r, r), (r, -r)], stroke))
-        .into_dyn(),
-        Marker::Plus => {
-            let s = r + 1;
-            (e + PathElement::new(vec![(-s, 0), (s, 0)], stroke)
-                + PathElement::new(vec![(0, -s), (0, s)], stroke))
-            .into_dyn()
+        let poly = |pts: &[(i32, i32)]| pts.iter().map(|(dx, dy)| (x + dx, y + dy)).collect();
+        match self.marker {
+            Marker::Circle => b.draw_circle((x, y), r as u32, &fill, true),
+            Marker::Square => {
+                b.draw_rect((x + 1 - r, y + 1 - r), (x + r - 1, y + r - 1), &fill, true)
+            }
+            Marker::TriangleUp => {
+                b.fill_polygon::<_, Vec<_>>(poly(&[(0, -s), (s, r - 1), (-s, r - 1)]), &fill)
+            }
+            Marker::TriangleDown => {
+                b.fill_polygon::<_, Vec<_>>(poly(&[(0, s), (s, 1 - r), (-s, 1 - r)]), &fill)
+            }
+            Marker::Diamond => {
+                b.fill_polygon::<_, Vec<_>>(poly(&[(0, -s), (s, 0), (0, s), (-s, 0)]), &fill)
+            }
+            Marker::Cross => {
+                b.draw_line((x - r, y - r), (x + r, y + r), &stroke)?;
+                b.draw_line((x - r, y + r), (x + r, y - r), &stroke)
+            }
+            Marker::Plus => {
+                b.draw_line((x - s, y), (x + s, y), &stroke)?;
+                b.draw_line((x, y - s), (x, y + s), &stroke)
+            }
         }
     }
 }
@@ -309,10 +311,8 @@ fn marker_elem<'a, DB: DrawingBackend + 'a, C: Clone + 'a>(
 // ---------------------------------------------------------------------------
 // Output.
 
-/// Something that can draw itself on any plotters backend.
-trait Render {
-    fn render<DB: DrawingBackend>(&self, canvas: &Canvas<DB>) -> Result<()>;
-}
+/// The SVG canvas every plot draws on.
+type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 fn with_suffix(stem: &Path, ext: &str) -> PathBuf {
     let mut s = stem.as_os_str().to_owned();
@@ -326,67 +326,56 @@ fn draw_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing failed: {e:?}")
 }
 
-/// Renders, turning a panic inside plotters into an error: a plot is never
-/// worth aborting a long simulation campaign for.
-fn render_guarded<R: Render, DB: DrawingBackend>(plot: &R, canvas: &Canvas<DB>) -> Result<()> {
-    catch_unwind(AssertUnwindSafe(|| plot.render(canvas)))
-        .map_err(|_| anyhow!("the plotting library panicked"))?
-}
-
-fn write_outputs<R: Render>(stem: &Path, plot: &R) -> Result<()> {
+/// Draws the plot as SVG (a panic inside plotters becomes an error: a plot is never worth
+/// aborting a long simulation campaign for), then writes it as SVG, PDF and PNG.
+fn write_outputs(stem: &Path, draw: impl Fn(&Area) -> Result<()>) -> Result<()> {
     if let Some(dir) = stem.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("creating directory {}", dir.display()))?;
     }
-
     let svg_path = with_suffix(stem, "svg");
     let mut svg = String::new();
-    {
+    catch_unwind(AssertUnwindSafe(|| -> Result<()> {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        let canvas = Canvas {
-            root: &root,
-            raster_text: false,
-        };
-        render_guarded(plot, &canvas)
-            .with_context(|| format!("rendering {}", svg_path.display()))?;
-        root.present()
-            .map_err(draw_err)
-            .with_context(|| format!("rendering {}", svg_path.display()))?;
-    }
-    let pdf_path = with_suffix(stem, "pdf");
-    let pdf = svg_to_pdf(&svg).with_context(|| format!("rendering {}", pdf_path.display()))?;
-    crate::output::write(&svg_path, svg.as_bytes())?;
-    crate::output::write(&pdf_path, &pdf)?;
-
-    // Drawn into a temporary file renamed once complete (crate::output).
-    let png_path = with_suffix(stem, "png");
-    crate::output::with_temp(&png_path, |tmp| {
-        let root = BitMapBackend::new(tmp, (WIDTH, HEIGHT)).into_drawing_area();
-        let canvas = Canvas {
-            root: &root,
-            raster_text: true,
-        };
-        render_guarded(plot, &canvas).context("rendering")?;
+        root.fill(&WHITE).map_err(draw_err)?;
+        draw(&root)?;
         root.present().map_err(draw_err)
-    })
-}
+    }))
+    .map_err(|_| anyhow!("the plotting library panicked"))
+    .and_then(|r| r)
+    .with_context(|| format!("rendering {}", svg_path.display()))?;
 
-/// A PDF of the same picture as `svg` (one page of its size), text set in the embedded
-/// DejaVu Sans whatever fonts the machine has.
-fn svg_to_pdf(svg: &str) -> Result<Vec<u8>> {
-    use svg2pdf::usvg;
-    let mut options = usvg::Options::default();
-    let fonts = options.fontdb_mut();
-    fonts.load_font_data(text::FONT_DATA.to_vec());
-    fonts.set_sans_serif_family("DejaVu Sans");
-    options.font_family = "DejaVu Sans".into();
-    let tree = usvg::Tree::from_str(svg, &options).map_err(|e| anyhow!("reading the SVG: {e}"))?;
-    svg2pdf::to_pdf(
+    let pdf_path = with_suffix(stem, "pdf");
+    let png_path = with_suffix(stem, "png");
+    let tree = usvg::Tree::from_str(&svg, &svg_options())
+        .map_err(|e| anyhow!("reading the SVG: {e}"))
+        .with_context(|| format!("rendering {}", pdf_path.display()))?;
+    let pdf = svg2pdf::to_pdf(
         &tree,
         svg2pdf::ConversionOptions::default(),
         svg2pdf::PageOptions::default(),
     )
     .map_err(|e| anyhow!("converting to PDF: {e}"))
+    .with_context(|| format!("rendering {}", pdf_path.display()))?;
+    let mut pixmap = tiny_skia::Pixmap::new(WIDTH, HEIGHT).context("allocating the PNG")?;
+    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    let png = pixmap
+        .encode_png()
+        .with_context(|| format!("rendering {}", png_path.display()))?;
+    crate::output::write(&svg_path, svg.as_bytes())?;
+    crate::output::write(&pdf_path, &pdf)?;
+    crate::output::write(&png_path, &png)
+}
+
+/// usvg's options with the embedded DejaVu Sans as the only font, for every family.
+fn svg_options() -> usvg::Options<'static> {
+    let mut options = usvg::Options::default();
+    let fonts = options.fontdb_mut();
+    fonts.load_font_data(frame::FONT_DATA.to_vec());
+    fonts.set_sans_serif_family("DejaVu Sans");
+    fonts.set_serif_family("DejaVu Sans");
+    options.font_family = "DejaVu Sans".into();
+    options
 }
 
 // ---------------------------------------------------------------------------

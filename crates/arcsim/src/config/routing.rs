@@ -74,7 +74,7 @@ pub enum EcmRule {
     All,
     /// At least one of them. Not in the OFAR paper: a tree router receives on several escape
     /// buffers, and "all above threshold" rarely holds there while the canonical buffers
-    /// fill (docs/reproductions/ofar-history.md, Fig. 5 at h = 6).
+    /// fill (notes/ofar-history.md, Fig. 5 at h = 6).
     Any,
 }
 

@@ -36,7 +36,7 @@
 //! around full outputs. `routing.busy_minimal`: by default a packet waits for a minimal output
 //! that has room but is still sending an earlier packet; with `"misroute"` such an output is
 //! unavailable and the packet may misroute on every transmission in progress (far more
-//! misroutes under uniform traffic; docs/reproductions/ofar-history.md, Fig. 6 difference 6).
+//! misroutes under uniform traffic; notes/ofar-history.md, Fig. 6 difference 6).
 //!
 //! `routing.mml_commit` (the default) makes the global hop after an MM+L local hop mandatory.
 //! Without it the next router re-evaluates against its own minimal output, usually the idle
@@ -537,7 +537,7 @@ impl Routing for OfarRouting {
             // Waiting keeps a saturated minimal link sending back to back; with a cap, a
             // busy output whose queue is already long counts as unavailable, so that the
             // link is not driven faster than its far end drains
-            // (docs/reproductions/ofar-history.md, item 9: the drift under light ADVG+2).
+            // (notes/ofar-history.md, item 9: the drift under light ADVG+2).
             !ctx.granted(min_port)
                 && (self.busy_wait_max >= 1.0
                     || ctx.output_idle(min_port)
