@@ -126,7 +126,7 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
     if cfg.uses_kernel() {
         return crate::kernel::build(cfg);
     }
-    crate::validate(&cfg)?;
+    crate::validate(cfg)?;
     let df = Dragonfly::new(&cfg.topology);
     let needs = routing::vc_needs(cfg.routing.algorithm);
     let auto = routing::default_vcs(cfg.routing.algorithm);
@@ -749,7 +749,7 @@ mod tests {
 
     /// A simulation of `cfg` (validated here) with MIN routing on 2/1 unordered VCs.
     fn min_simulation(cfg: &Config) -> Simulation<routing::MinRouting> {
-        crate::validate(&cfg).unwrap();
+        crate::validate(cfg).unwrap();
         let df = Dragonfly::new(&cfg.topology);
         let vcs = VcMap::new(false, 2, 1, routing::vc_needs(cfg.routing.algorithm));
         Simulation::new(
