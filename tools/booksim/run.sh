@@ -72,7 +72,7 @@ row() { # case metric booksim arcsim kind
 }
 # compare NAME KIND "BOOKSIM ARGS" "ARCSIM SETTINGS"
 compare() {
-    local name=$1 kind=$2 b a
+    local name=$1 kind=$2
     read -r -a bargs <<<"$3"; read -r -a aargs <<<"$4"
     read -r bl bh _ < <(bs "${bargs[@]}" injection_rate=0.01 sim_type=latency)
     read -r al ah _ < <(ar "${aargs[@]}" traffic.load=0.01)
