@@ -799,6 +799,26 @@ impl Kernel {
                     .into(),
             });
         }
+        if scheme == QueueScheme::VoqSwitch
+            && route.pick != route::Pick::Fixed
+            && route.has_choices()
+        {
+            // The queue a packet joins is its output at the next switch, chosen by the
+            // switch before it from the deterministic first choice: a per-packet choice
+            // would never be made, and the user would get a deterministic routing they did
+            // not ask for.
+            return Err(ConfigError::Field {
+                field: "routing.selection".into(),
+                message: format!(
+                    "\"{}\" chooses among several ports per packet, but with switch.queues = \
+                     \"voq-switch\" the queue a packet joins fixes its output before it \
+                     arrives, so nothing would be chosen: use a deterministic selection \
+                     (\"d-mod-k\", \"s-mod-k\", \"random\"), or queues = \"vc\", \
+                     \"four-q\" or \"voq-net\"",
+                    cfg.routing.selection.name()
+                ),
+            });
+        }
         if scheme == QueueScheme::VoqNet && nodes > u16::MAX as usize {
             return Err(ConfigError::Field {
                 field: "switch.queues".into(),

@@ -93,6 +93,12 @@ pub struct RouteTable {
 }
 
 impl RouteTable {
+    /// Whether some switch has more than one port towards some destination (a choice to
+    /// make).
+    pub fn has_choices(&self) -> bool {
+        self.single.is_empty() && self.offsets.windows(2).any(|w| w[1] - w[0] > 1)
+    }
+
     /// Every shortest path of the wiring.
     pub fn new(net: &Network, policy: VcPolicy) -> RouteTable {
         RouteTable::build(net, policy, None)
