@@ -79,14 +79,6 @@ pub struct Cioq {
     outputs: PortSet,
     /// Per switch: the last cycle a flow-control frame reached one of its outputs.
     signal_at: Vec<u64>,
-    /// Per switch: the earliest `out_wake` of its outputs with packets, so that a switch
-    /// none of whose outputs can send yet is passed over without visiting them.
-    out_wake_sw: Vec<u64>,
-    /// Per switch: the earliest cycle one of its inputs may request the crossbar, as the
-    /// last allocation that moved nothing found (0: look every cycle), and that cycle; an
-    /// arrival, or a flow-control frame after it, makes the switch look again.
-    in_wake_sw: Vec<u64>,
-    in_scan_sw: Vec<u64>,
     /// Per switch: control packets its mechanism sent, waiting for the crossbar (an input of
     /// their own, `control_busy` until its transfer ends), and the phits they take.
     control: Vec<VecDeque<u32>>,
@@ -252,9 +244,6 @@ impl Cioq {
             active: Vec::new(),
             listed: vec![false; net.num_routers()],
             signal_at: vec![0; net.num_routers()],
-            out_wake_sw: vec![u64::MAX; net.num_routers()],
-            in_wake_sw: vec![0; net.num_routers()],
-            in_scan_sw: vec![0; net.num_routers()],
             control: (0..net.num_routers()).map(|_| VecDeque::new()).collect(),
             control_busy: vec![0; net.num_routers()],
             control_queued: vec![0; net.num_routers()],
@@ -476,17 +465,10 @@ impl Cioq {
     fn allocate(&mut self, k: &mut Kernel, s: usize) {
         let base = k.net.port_base[s] as usize;
         let radix = k.net.radix(s);
-        if self.in_wake_sw[s] > k.now
-            && self.signal_at[s] <= self.in_scan_sw[s]
-            && self.control[s].is_empty()
-        {
-            // No input can request before then: every one would be passed over.
-            return;
-        }
         self.input_done[..=radix].fill(false);
         self.output_done[..radix].fill(false);
         let mut ready = std::mem::take(&mut self.ports_scratch);
-        for iteration in 0..self.iterations {
+        for _ in 0..self.iterations {
             self.inputs.copy(s, &mut ready);
             self.requests.clear();
             // The control queue: an input of its own (index `radix`), first.
@@ -551,23 +533,8 @@ impl Cioq {
                 self.port[gp].in_since = k.now;
             });
             if self.requests.is_empty() {
-                if iteration == 0 {
-                    // Nothing moves this cycle: until when nothing can.
-                    let mut earliest = u64::MAX;
-                    each_port(&ready, |i| {
-                        let port = &self.port[base + i];
-                        earliest = earliest.min(if port.xbar_in_busy > k.now {
-                            port.xbar_in_busy
-                        } else {
-                            port.in_wake
-                        });
-                    });
-                    self.in_wake_sw[s] = earliest;
-                    self.in_scan_sw[s] = k.now;
-                }
                 break;
             }
-            self.in_wake_sw[s] = 0;
             // Each requested output grants a control packet, else the first requester at or
             // after its pointer.
             for &(i, r) in &self.requests {
@@ -695,7 +662,6 @@ impl Switch for Cioq {
         self.held[s] += 1;
         self.port[gp].in_packets += 1;
         self.port[gp].in_wake = 0;
-        self.in_wake_sw[s] = 0;
         self.inputs.insert(s, gp - k.net.port_base[s] as usize);
         if !self.listed[s] {
             self.listed[s] = true;
@@ -726,7 +692,6 @@ impl Switch for Cioq {
         }
         let s = self.port[port].switch as usize;
         self.port[port].out_wake = self.port[port].out_wake.min(k.now + self.latency);
-        self.out_wake_sw[s] = self.out_wake_sw[s].min(self.port[port].out_wake);
         self.port[port].out_packets += 1;
         self.outputs.insert(s, port - k.net.port_base[s] as usize);
     }
@@ -735,9 +700,7 @@ impl Switch for Cioq {
     fn flow_control_changed(&mut self, k: &Kernel, port: usize) {
         k.meas.set_blocked(port, k.now, false);
         self.port[port].out_wake = 0;
-        let s = self.port[port].switch as usize;
-        self.signal_at[s] = k.now;
-        self.out_wake_sw[s] = 0;
+        self.signal_at[self.port[port].switch as usize] = k.now;
     }
 
     fn step<M: Mechanism>(&mut self, k: &mut Kernel, m: &mut M) {
@@ -774,20 +737,10 @@ impl Switch for Cioq {
         while i < self.active.len() {
             let s = self.active[i] as usize;
             let base = k.net.port_base[s] as usize;
-            if self.out_wake_sw[s] <= k.now {
-                let mut ready = std::mem::take(&mut self.ports_scratch);
-                self.outputs.copy(s, &mut ready);
-                let mut earliest = u64::MAX;
-                each_port(&ready, |o| {
-                    self.try_send(k, base + o);
-                    let port = &self.port[base + o];
-                    if port.out_packets > 0 {
-                        earliest = earliest.min(port.out_wake);
-                    }
-                });
-                self.out_wake_sw[s] = earliest;
-                self.ports_scratch = ready;
-            }
+            let mut ready = std::mem::take(&mut self.ports_scratch);
+            self.outputs.copy(s, &mut ready);
+            each_port(&ready, |o| self.try_send(k, base + o));
+            self.ports_scratch = ready;
             self.allocate(k, s);
             if self.held[s] == 0 {
                 self.listed[s] = false;
