@@ -1,12 +1,12 @@
 //! Bar charts, grouped or not: one bar per series in each group, confidence whiskers, open
-//! bars for runs that did not finish, a dashed reference line, group labels shrunk or
-//! thinned so that they never touch, and the legend in a panel right of the chart.
+//! bars for runs that did not finish, a dashed reference line, group labels thinned so
+//! that they never touch, and the legend in a panel right of the chart.
 
 use anyhow::Result;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
-use super::frame::{self, extend, fit_size, plot_y, text_width, ticks, truncate, Axes, Layout};
+use super::frame::{self, extend, plot_y, text_width, truncate, Axes, Layout};
 use super::{curve_style, draw_err, Area, BarSeries, PlotSpec, LEGEND_EDGE, TICK_FONT};
 
 /// Fraction of a group's slot covered by its bars; the rest is the gap between groups.
@@ -17,7 +17,6 @@ const BAR_LABEL_CHARS: usize = 24;
 pub(super) const REFERENCE_COLOUR: RGBColor = RGBColor(64, 64, 64);
 /// Border width of an open bar (a run that did not finish).
 const OPEN_BAR_W: u32 = 3;
-/// Legend text of the open bars.
 pub(super) const UNFINISHED_LABEL: &str = "did not finish";
 
 /// What a legend entry shows left of its label.
@@ -27,8 +26,6 @@ pub(super) enum Sample {
     Series(usize),
     /// An open box with an upward arrowhead: a bar that runs off the top (did not finish).
     Open,
-    /// Nothing: the "… (n more)" entry.
-    None,
 }
 
 /// A drawable bar in plot coordinates.
@@ -48,16 +45,16 @@ pub(super) struct GroupedBar {
 pub(super) struct BarPlot<'a> {
     spec: PlotSpec<'a>,
     pub(super) y: (f64, f64),
-    /// Group labels (truncated), their size, and every how many groups one is shown.
+    /// Group labels (truncated), and every how many groups one is shown.
     labels: Vec<String>,
-    pub(super) label_size: u32,
     pub(super) label_step: usize,
     pub(super) bars: Vec<GroupedBar>,
     /// Width of one bar in plot-x units.
     bar_w: f64,
     /// Plot-y of the reference line.
     pub(super) reference: Option<f64>,
-    pub(super) legend: Vec<(Sample, String)>,
+    /// Legend entries; a None sample is the "… (n more)" entry.
+    pub(super) legend: Vec<(Option<Sample>, String)>,
     pub(super) layout: Layout,
     pub(super) no_data: bool,
 }
@@ -89,7 +86,7 @@ impl<'a> BarPlot<'a> {
                 tops.into_iter().flatten().for_each(|t| extend(&mut ys, t));
                 let left = g as f64 - GROUP_FILL / 2.0 + s as f64 * bar_w;
                 let (group, series, right) = (g, s, left + bar_w);
-                bars.push(GroupedBar {
+                let bar = GroupedBar {
                     group,
                     series,
                     left,
@@ -97,7 +94,8 @@ impl<'a> BarPlot<'a> {
                     top,
                     unfinished,
                     whisker,
-                });
+                };
+                bars.push(bar);
             }
         }
         let reference = reference.and_then(ty);
@@ -114,72 +112,34 @@ impl<'a> BarPlot<'a> {
             .iter()
             .enumerate()
             .filter(|(_, s)| !s.label.is_empty());
-        let mut legend: Vec<(Sample, String)> = named
-            .map(|(i, s)| {
-                (
-                    Sample::Series(i),
-                    truncate(&s.label, super::LEGEND_MAX_CHARS),
-                )
-            })
-            .collect();
+        let label = |s: &BarSeries| truncate(&s.label, super::LEGEND_MAX_CHARS);
+        let mut legend: Vec<_> = named.map(|(i, s)| (Sample::Series(i), label(s))).collect();
         if bars.iter().any(|b| b.unfinished) {
             legend.push((Sample::Open, UNFINISHED_LABEL.to_string()));
         }
-        // As many entries as the panel holds, the rest summarised in a last one.
-        let labels: Vec<String> = legend.iter().map(|e| e.1.clone()).collect();
-        let shown = frame::panel_entries(&labels, Layout::new(spec, &[], 0).title_h);
-        let legend: Vec<_> = (shown.into_iter())
-            .map(|(k, l)| (k.map_or(Sample::None, |k| legend[k].0), l))
-            .collect();
-        let texts: Vec<String> = legend.iter().map(|e| e.1.clone()).collect();
-        let panel = match legend.is_empty() {
-            true => 0,
-            false => (frame::legend_size(&texts).0 + 4).min(400) as u32,
-        };
-        let y_ticks = ticks(lo, hi, 6);
-        let y_labels: Vec<String> = y_ticks
+        let (legend, panel) = frame::legend_panel(&legend, spec);
+        let layout = Layout::new(spec, (lo, hi), panel);
+        let labels: Vec<String> = groups
             .iter()
-            .map(frame::y_format(&y_ticks, spec.log_y))
+            .map(|g| truncate(g, BAR_LABEL_CHARS))
             .collect();
-        let mut plot = BarPlot {
+        // Every k-th group labelled (k = 1, 2, 5, 10, ...), so that labels never touch.
+        let slot = layout.plot_width(spec) / labels.len().max(1) as f64;
+        let widest = labels.iter().map(|l| text_width(l, TICK_FONT)).max();
+        let need = (f64::from(widest.unwrap_or(0)) + GROUP_LABEL_GAP) / slot;
+        let mut steps = (0..19u32).flat_map(|e| [1usize, 2, 5].map(|m| m * 10usize.pow(e)));
+        BarPlot {
             spec: *spec,
             y: (lo, hi),
-            labels: groups
-                .iter()
-                .map(|g| truncate(g, BAR_LABEL_CHARS))
-                .collect(),
-            label_size: TICK_FONT,
-            label_step: 1,
+            labels,
+            label_step: steps.find(|&s| s as f64 >= need).unwrap_or(usize::MAX),
             no_data: bars.is_empty(),
             bars,
             bar_w,
             reference,
             legend,
-            layout: Layout::new(spec, &y_labels, panel),
-        };
-        plot.fit_labels();
-        plot
-    }
-
-    /// Group labels: the font shrunk (down to 60%) until the widest label fits its group's
-    /// slot; if even that is too wide, full size on every k-th group (k = 1, 2, 5, 10, ...).
-    fn fit_labels(&mut self) {
-        let slot = f64::from(self.layout.plot_size().0) / self.labels.len().max(1) as f64;
-        let room = (slot - GROUP_LABEL_GAP).max(1.0) as i32;
-        let widest = |size| self.labels.iter().map(|l| text_width(l, size)).max();
-        let fitted = self
-            .labels
-            .iter()
-            .map(|l| fit_size(l, TICK_FONT, room))
-            .min();
-        let fitted = fitted.filter(|&size| widest(size).unwrap_or(0) as i32 <= room);
-        self.label_size = fitted.unwrap_or(TICK_FONT);
-        let need = (f64::from(widest(self.label_size).unwrap_or(0)) + GROUP_LABEL_GAP) / slot;
-        let steps = (0..20u32).flat_map(|e| [1usize, 2, 5].map(|m| m * 10usize.pow(e.min(18))));
-        self.label_step = steps
-            .into_iter()
-            .find(|&s| s as f64 >= need)
-            .unwrap_or(usize::MAX);
+            layout,
+        }
     }
 
     pub(super) fn draw(&self, root: &Area) -> Result<()> {
@@ -200,21 +160,18 @@ impl<'a> BarPlot<'a> {
             y: y0..y1,
             x_labels: n.div_ceil(self.label_step.max(1)).max(1),
             x_format: &x_format,
-            y_format: &frame::y_format(&ticks(y0, y1, 6), self.spec.log_y),
             x_grid: false,
-            x_label_size: self.label_size,
         };
         let mut chart = frame::chart(root, &self.spec, &self.layout, &axes)?;
 
-        let bar_px = f64::from(self.layout.plot_size().0) * self.bar_w / (x1 - x0);
+        let bar_px = self.layout.plot_width(&self.spec) * self.bar_w / (x1 - x0);
         // Narrow bars lose their outline, which would otherwise hide them.
         let outline = bar_px >= 6.0;
         let base = if self.spec.log_y { y0 } else { 0.0 };
         for b in &self.bars {
             let colour = curve_style(b.series).0;
             if b.unfinished {
-                // A run that did not finish: an open bar to the top, an arrowhead saying
-                // "off the chart".
+                // An open bar to the top, an arrowhead saying "off the chart".
                 let r = [(b.left, base.max(y0)), (b.right, y1)];
                 let open = Rectangle::new(r, colour.stroke_width(OPEN_BAR_W));
                 let (w, half) = (OPEN_BAR_W as i32, ((bar_px / 2.0) as i32 - 3).max(2));
@@ -226,34 +183,21 @@ impl<'a> BarPlot<'a> {
                 continue;
             }
             let r = [(b.left, base), (b.right, b.top.max(y0))];
-            let edge = Rectangle::new(r, BLACK.stroke_width(1));
+            let edge = [Rectangle::new(r, BLACK.stroke_width(1))].into_iter();
             chart
                 .draw_series([Rectangle::new(r, colour.filled())])
                 .map_err(draw_err)?;
             chart
-                .draw_series([edge].into_iter().filter(|_| outline))
+                .draw_series(edge.filter(|_| outline))
                 .map_err(draw_err)?;
         }
         // Whiskers over the bars, in black so that they show on every colour.
-        let (style, cap) = (
-            BLACK.stroke_width(2),
-            ((bar_px / 4.0).round() as i32).clamp(2, 6),
-        );
+        let style = BLACK.stroke_width(2);
+        let cap = ((bar_px / 4.0).round() as i32).clamp(2, 6);
         for b in &self.bars {
-            let Some((bottom, top)) = b.whisker else {
-                continue;
-            };
-            let (mid, bottom) = ((b.left + b.right) / 2.0, bottom.unwrap_or(y0).max(y0));
-            let line = PathElement::new(vec![(mid, bottom), (mid, top.min(y1))], style);
-            let ends = [
-                Some(bottom).filter(|v| *v > y0),
-                Some(top).filter(|v| *v <= y1),
-            ];
-            let caps = ends.into_iter().flatten().map(|v| {
-                EmptyElement::at((mid, v)) + PathElement::new(vec![(-cap, 0), (cap, 0)], style)
-            });
-            chart.draw_series([line]).map_err(draw_err)?;
-            chart.draw_series(caps).map_err(draw_err)?;
+            if let Some(w) = b.whisker {
+                frame::interval(&mut chart, (b.left + b.right) / 2.0, w, cap, style)?;
+            }
         }
         if let Some(r) = self.reference {
             let style = REFERENCE_COLOUR.stroke_width(2);
@@ -264,7 +208,7 @@ impl<'a> BarPlot<'a> {
         if self.legend.is_empty() {
             return Ok(());
         }
-        frame::legend(root, &mut chart, &self.layout, None, |chart| {
+        frame::legend(root, &self.spec, &self.layout, |chart| {
             let (l, r, h) = (5, 32, 9);
             let swatch = [(l, -h), (r, h)];
             for (sample, label) in &self.legend {
@@ -272,10 +216,10 @@ impl<'a> BarPlot<'a> {
                 let anno = chart.draw_series(none).map_err(draw_err)?;
                 anno.label(label.as_str());
                 // Transparent parts are not drawn.
-                let (fill, edge, arrow): (ShapeStyle, _, ShapeStyle) = match *sample {
-                    Sample::Series(s) => (curve_style(s).0.filled(), 1, TRANSPARENT.into()),
-                    Sample::Open => (TRANSPARENT.into(), OPEN_BAR_W, LEGEND_EDGE.filled()),
-                    Sample::None => continue,
+                let (fill, edge, arrow): (ShapeStyle, _, ShapeStyle) = match sample {
+                    Some(Sample::Series(s)) => (curve_style(*s).0.filled(), 1, TRANSPARENT.into()),
+                    Some(Sample::Open) => (TRANSPARENT.into(), OPEN_BAR_W, LEGEND_EDGE.filled()),
+                    None => continue,
                 };
                 let edge = if edge == 1 { BLACK } else { LEGEND_EDGE }.stroke_width(edge);
                 let head = vec![((l + r) / 2, -h), (l, h / 2), (r, h / 2)];
