@@ -19,6 +19,30 @@ fn sweep_csv_without_wall_time(path: &Path) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// `arcsim run examples/NAME` from `dir` with short windows, into `dir/out`: its stdout
+/// (the run must succeed) and the output folder.
+fn run_example(dir: &Path, name: &str, warmup: u64, measure: u64) -> (String, std::path::PathBuf) {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples")
+        .join(name);
+    let out_dir = dir.join("out");
+    let out = arcsim(
+        dir,
+        &[
+            "run",
+            example.to_str().unwrap(),
+            "--set",
+            &format!("simulation.warmup_cycles={warmup}"),
+            "--set",
+            &format!("simulation.measure_cycles={measure}"),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+    );
+    assert_success(&out, &format!("arcsim run examples/{name}"));
+    (text(&out.stdout), out_dir)
+}
+
 #[test]
 fn a_kernel_sweep_is_the_same_on_one_thread_and_on_two() {
     let dir = temp_dir("cli-kernel-sweep");
@@ -56,23 +80,7 @@ fn a_kernel_sweep_is_the_same_on_one_thread_and_on_two() {
 #[test]
 fn the_kernel_examples_run_and_report_their_flows() {
     let dir = temp_dir("cli-kernel-run");
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/pfc_incast.toml");
-    let out_dir = dir.join("out");
-    let out = arcsim(
-        &dir,
-        &[
-            "run",
-            example.to_str().unwrap(),
-            "--set",
-            "simulation.warmup_cycles=1000",
-            "--set",
-            "simulation.measure_cycles=4000",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
-    );
-    assert_success(&out, "arcsim run examples/pfc_incast.toml");
-    let stdout = text(&out.stdout);
+    let (stdout, out_dir) = run_example(&dir, "pfc_incast.toml", 1000, 4000);
     assert!(stdout.contains("PAUSE frames sent"), "{stdout}");
     assert!(stdout.contains("flow 4"), "{stdout}");
     let json: serde_json::Value =
@@ -151,23 +159,7 @@ fn flows_from_a_csv_file_run_as_the_same_flows_written_in_toml() {
 fn an_example_reads_its_anynet_file_from_its_own_directory() {
     // Run from another directory: the file named in the example is found next to it.
     let dir = temp_dir("cli-kernel-anynet");
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/anynet_updown.toml");
-    let out_dir = dir.join("out");
-    let out = arcsim(
-        &dir,
-        &[
-            "run",
-            example.to_str().unwrap(),
-            "--set",
-            "simulation.warmup_cycles=500",
-            "--set",
-            "simulation.measure_cycles=2000",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
-    );
-    assert_success(&out, "arcsim run examples/anynet_updown.toml");
-    let stdout = text(&out.stdout);
+    let (stdout, _) = run_example(&dir, "anynet_updown.toml", 500, 2000);
     assert!(
         stdout.contains("graph of 6 switches, 12 nodes, 8 links"),
         "{stdout}"
@@ -179,23 +171,8 @@ fn an_example_reads_its_anynet_file_from_its_own_directory() {
 #[test]
 fn a_kernel_run_writes_ports_csv_and_link_classes() {
     let dir = temp_dir("cli-kernel-ports");
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/fat_tree_dmodk.toml");
-    let out_dir = dir.join("out");
-    let out = arcsim(
-        &dir,
-        &[
-            "run",
-            example.to_str().unwrap(),
-            "--set",
-            "simulation.warmup_cycles=200",
-            "--set",
-            "simulation.measure_cycles=1000",
-            "--out",
-            out_dir.to_str().unwrap(),
-        ],
-    );
-    assert_success(&out, "arcsim run examples/fat_tree_dmodk.toml");
-    assert!(text(&out.stdout).contains("ports.csv"));
+    let (stdout, out_dir) = run_example(&dir, "fat_tree_dmodk.toml", 200, 1000);
+    assert!(stdout.contains("ports.csv"));
     let csv = std::fs::read_to_string(out_dir.join("ports.csv")).unwrap();
     let mut lines = csv.lines();
     assert_eq!(

@@ -699,56 +699,15 @@ fn admittance_queues_keep_a_blocked_destination_from_stopping_a_nics_other_flows
     assert!((to2 - 2.0 / 3.0).abs() < 0.01, "{:?}", shares(&voq));
 }
 
-#[test]
-fn port_level_credits_share_a_port_memory_without_overflowing_it() {
-    // One switch under saturation, a queue per destination at every port (VOQnet), the
-    // port's 64 phits shared by its 8 queues under port-level credits: a queue may take more
-    // than its eighth, the port never more than its memory (an overflow would stop the run).
+/// One switch of 8 nodes under saturation, a queue per destination at every port (VOQnet),
+/// the port's 64 phits shared by its 8 queues under port-level credits, with the given
+/// `[flow_control]` thresholds: the run's result and its flow control afterwards.
+fn voq_net_port_credits(
+    thresholds: &str,
+) -> (RunResult, arcsim::kernel::flow_control::FlowControl) {
     use arcsim::Simulator;
     let text = format!(
         "{}
-[switch]
-kind = \"cioq\"
-output_buffer = 2
-queues = \"voq-net\"
-[flow_control]
-kind = \"port-credits\"
-[router]
-packet_length = 1
-buffer_injection = 64
-[traffic]
-load = 1.0
-allow_self = true
-[simulation]
-warmup_cycles = 1000
-measure_cycles = 10000
-",
-        one_switch(8)
-    );
-    let c = cfg(&text);
-    let mut sim = arcsim::kernel::build_with(&c, arcsim::kernel::mechanism::NoMechanism).unwrap();
-    let r = sim.run().unwrap();
-    let fc = &sim.k.fc;
-    assert!(fc.peak_port <= 64, "{}", fc.peak_port);
-    assert!(
-        fc.peak_queue > 8,
-        "queues never went past their eighth: {}",
-        fc.peak_queue
-    );
-    assert!(r.accepted_load > 0.9, "{}", r.accepted_load);
-}
-
-#[test]
-fn xon_xoff_per_queue_keeps_each_queue_below_its_threshold() {
-    // The setting above with Xon/Xoff per queue on top of the port's credits (the hook the
-    // RECN paper's set-aside queues need): a queue that reaches xoff stops its sender for that
-    // queue only, so it never holds more than xoff plus what was already on its way (two
-    // link latencies of one cycle and two one-phit packets), while without thresholds the
-    // same queues grow far past it; the stopped queues resume and the switch keeps moving.
-    use arcsim::Simulator;
-    let run = |thresholds: &str| {
-        let text = format!(
-            "{}
 [switch]
 kind = \"cioq\"
 output_buffer = 2
@@ -766,16 +725,39 @@ allow_self = true
 warmup_cycles = 1000
 measure_cycles = 10000
 ",
-            one_switch(8)
-        );
-        let c = cfg(&text);
-        let mut sim =
-            arcsim::kernel::build_with(&c, arcsim::kernel::mechanism::NoMechanism).unwrap();
-        let r = sim.run().unwrap();
-        (sim.k.fc.peak_queue, sim.k.fc.pauses_sent, r.accepted_load)
-    };
-    let (free_peak, free_pauses, _) = run("");
-    let (peak, pauses, accepted) = run("xoff = 6\nxon = 2");
+        one_switch(8)
+    );
+    let c = cfg(&text);
+    let mut sim = arcsim::kernel::build_with(&c, arcsim::kernel::mechanism::NoMechanism).unwrap();
+    let r = sim.run().unwrap();
+    (r, sim.k.fc)
+}
+
+#[test]
+fn port_level_credits_share_a_port_memory_without_overflowing_it() {
+    // A queue may take more than its eighth of the port's memory, the port never more than
+    // its memory (an overflow would stop the run).
+    let (r, fc) = voq_net_port_credits("");
+    assert!(fc.peak_port <= 64, "{}", fc.peak_port);
+    assert!(
+        fc.peak_queue > 8,
+        "queues never went past their eighth: {}",
+        fc.peak_queue
+    );
+    assert!(r.accepted_load > 0.9, "{}", r.accepted_load);
+}
+
+#[test]
+fn xon_xoff_per_queue_keeps_each_queue_below_its_threshold() {
+    // The setting above with Xon/Xoff per queue on top of the port's credits (the hook the
+    // RECN paper's set-aside queues need): a queue that reaches xoff stops its sender for that
+    // queue only, so it never holds more than xoff plus what was already on its way (two
+    // link latencies of one cycle and two one-phit packets), while without thresholds the
+    // same queues grow far past it; the stopped queues resume and the switch keeps moving.
+    let (_, free) = voq_net_port_credits("");
+    let (r, fc) = voq_net_port_credits("xoff = 6\nxon = 2");
+    let (free_peak, free_pauses) = (free.peak_queue, free.pauses_sent);
+    let (peak, pauses, accepted) = (fc.peak_queue, fc.pauses_sent, r.accepted_load);
     assert_eq!(free_pauses, 0);
     assert!(
         free_peak > 12,
