@@ -7,7 +7,7 @@ use crate::routing::Routing;
 use crate::stats::summary::{
     Burst, EscapeStats, LinkStats, LinkUse, Packets, PerEntity, Series, SeriesPoint,
 };
-use crate::stats::{Fairness, RunResult};
+use crate::stats::RunResult;
 use crate::topology::PortClass;
 use crate::traffic::Injection;
 
@@ -126,20 +126,9 @@ impl<R: Routing> Simulation<R> {
                 hops_mean: per_packet(c.escape_hops_sum as f64),
                 max_hops_without_escape: c.max_hops_no_escape as u64,
             },
-            packets: Packets {
-                generated: self.generated,
-                delivered: self.delivered,
-                in_flight: self.generated - self.delivered,
-                refused_at_source: self.refused,
-            },
-            per_router: PerEntity {
-                injected: Fairness::of(&inj_r),
-                accepted: Fairness::of(&acc_r),
-            },
-            per_group: PerEntity {
-                injected: Fairness::of(&per_group(&inj_r)),
-                accepted: Fairness::of(&per_group(&acc_r)),
-            },
+            packets: Packets::counted(self.generated, self.delivered, self.refused),
+            per_router: PerEntity::of(&inj_r, &acc_r),
+            per_group: PerEntity::of(&per_group(&inj_r), &per_group(&acc_r)),
             links: self.link_stats(),
             buffers: self.buffer_stats(),
             injected_per_router: c.injected_per_router.clone(),

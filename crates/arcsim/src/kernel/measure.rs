@@ -7,7 +7,7 @@ use crate::stats::summary::{
     ClassUse, ControlStats, EscapeStats, FlowResult, LinkStats, LinkUse, Packets, PerEntity,
     PortUse, Series, SeriesPoint,
 };
-use crate::stats::{Fairness, RunResult};
+use crate::stats::RunResult;
 use crate::topology::PortClass;
 use std::cell::Cell;
 
@@ -171,20 +171,9 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
                 hops_mean: any.then_some(0.0),
                 max_hops_without_escape: c.hops_max as u64,
             },
-            packets: Packets {
-                generated: k.generated,
-                delivered: k.delivered,
-                in_flight: k.generated - k.delivered,
-                refused_at_source: k.refused,
-            },
-            per_router: PerEntity {
-                injected: Fairness::of(&inj),
-                accepted: Fairness::of(&acc),
-            },
-            per_group: PerEntity {
-                injected: Fairness::of(&per_group(&inj)),
-                accepted: Fairness::of(&per_group(&acc)),
-            },
+            packets: Packets::counted(k.generated, k.delivered, k.refused),
+            per_router: PerEntity::of(&inj, &acc),
+            per_group: PerEntity::of(&per_group(&inj), &per_group(&acc)),
             links: self.link_stats(),
             buffers: Default::default(),
             injected_per_router: c.injected_per_router.clone(),

@@ -61,6 +61,18 @@ pub struct Packets {
     pub refused_at_source: u64,
 }
 
+impl Packets {
+    /// The counts of a run: in flight is what was generated and not delivered.
+    pub fn counted(generated: u64, delivered: u64, refused_at_source: u64) -> Packets {
+        Packets {
+            generated,
+            delivered,
+            in_flight: generated - delivered,
+            refused_at_source,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Hops {
     /// Mean router-to-router hops per packet delivered in the window (`None` when none was).
@@ -188,6 +200,16 @@ pub struct PerEntity {
     pub injected: Fairness,
     /// Phits accepted in the window.
     pub accepted: Fairness,
+}
+
+impl PerEntity {
+    /// Fairness of the packets injected and the phits accepted per entity.
+    pub fn of(injected: &[f64], accepted: &[f64]) -> PerEntity {
+        PerEntity {
+            injected: Fairness::of(injected),
+            accepted: Fairness::of(accepted),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
