@@ -149,10 +149,21 @@ fn kernel_parts(cfg: &Config) -> Vec<Part> {
         QueueScheme::VoqSwitch => radix,
         QueueScheme::VoqNet => nodes,
     };
+    // A class's buffers ([link_classes]) replace the router's: count the larger (an upper
+    // bound, as the estimate is).
+    let class = |names: &[&str], router: u32| {
+        names
+            .iter()
+            .filter_map(|n| cfg.link_classes.get(*n).and_then(|c| c.buffer))
+            .fold(router, u32::max)
+    };
+    let injection = class(&["node"], r.buffer_injection);
+    let local = class(&["local", "up", "down"], r.buffer_local);
+    let global = class(&["global"], r.buffer_global);
     let input = nodes
-        .saturating_mul(port_phits(r.buffer_injection, r.vcs_injection, 1))
-        .saturating_add(local_ports.saturating_mul(port_phits(r.buffer_local, r.vcs_local, 3)))
-        .saturating_add(global_ports.saturating_mul(port_phits(r.buffer_global, r.vcs_global, 3)))
+        .saturating_mul(port_phits(injection, r.vcs_injection, 1))
+        .saturating_add(local_ports.saturating_mul(port_phits(local, r.vcs_local, 3)))
+        .saturating_add(global_ports.saturating_mul(port_phits(global, r.vcs_global, 3)))
         / len;
     let output_queues = match cfg.switch.output_queues {
         crate::config::OutputQueues::Shared => 1,

@@ -539,6 +539,7 @@ fn the_example_files_run() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     for name in [
         "fat_tree_dmodk.toml",
+        "fat_tree_cables.toml",
         "rlft_c2_hotspot.toml",
         "multistage_recn.toml",
         "dragonfly_plus.toml",

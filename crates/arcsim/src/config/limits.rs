@@ -6,3 +6,5 @@
 pub const MAX_RADIX: usize = 64;
 /// VCs per port.
 pub const MAX_VCS: usize = 16;
+/// Cycles a link may take (every latency key).
+pub const MAX_LATENCY: u32 = 100_000;

@@ -9,6 +9,7 @@ pub mod flow_file;
 mod graph;
 pub mod import;
 pub mod limits;
+pub mod link_classes;
 mod nic;
 mod overrides;
 mod router;
@@ -23,6 +24,7 @@ pub mod units;
 
 pub use flow_control::*;
 pub use graph::*;
+pub use link_classes::{LinkClassConfig, LinkClasses, LINK_CLASS_NAMES};
 pub use nic::*;
 pub use overrides::apply_override;
 pub use router::*;
@@ -62,6 +64,10 @@ pub struct Config {
     /// Physical units: what a cycle and a phit are ([`units`]).
     #[serde(skip_serializing_if = "UnitsConfig::is_default")]
     pub units: UnitsConfig,
+    /// Buffer sizes and latencies per link class, for the general kernel
+    /// ([`link_classes`]).
+    #[serde(skip_serializing_if = "LinkClasses::is_empty")]
+    pub link_classes: LinkClasses,
 }
 
 impl Config {
@@ -357,6 +363,12 @@ impl Config {
         if self.traffic.allow_self {
             return Err(field_err("traffic.allow_self", cioq));
         }
+        if !self.link_classes.is_empty() {
+            return Err(field_err(
+                "link_classes",
+                format!("{cioq} (the input-queued engine sizes its buffers with router.buffer_local and buffer_global, and its links with topology.local_latency and global_latency)"),
+            ));
+        }
         Ok(())
     }
 
@@ -377,6 +389,7 @@ impl Config {
             ));
         }
         self.router.validate()?;
+        link_classes::validate(&self.link_classes, len)?;
         self.switch.validate(len)?;
         self.flow_control.validate(len)?;
         self.nic.validate(len)?;

@@ -41,7 +41,8 @@ enum Dimension {
     Rate,
 }
 
-/// Every key that takes a quantity: `[]` matches any index of an array of tables.
+/// Every key that takes a quantity: `[]` matches any index of an array of tables, `*` any
+/// key of a table.
 const KEYS: &[(&str, Dimension)] = &[
     ("topology.local_latency", Dimension::Time),
     ("topology.global_latency", Dimension::Time),
@@ -55,6 +56,7 @@ const KEYS: &[(&str, Dimension)] = &[
     ("simulation.max_cycles", Dimension::Time),
     ("traffic.change.at_cycle", Dimension::Time),
     ("flows[].start", Dimension::Time),
+    ("link_classes.*.latency", Dimension::Time),
     ("flows[].stop", Dimension::Time),
     ("router.packet_length", Dimension::Size),
     ("router.buffer_injection", Dimension::Size),
@@ -64,6 +66,7 @@ const KEYS: &[(&str, Dimension)] = &[
     ("flow_control.xoff", Dimension::Size),
     ("flow_control.xon", Dimension::Size),
     ("nic.queue", Dimension::Size),
+    ("link_classes.*.buffer", Dimension::Size),
     ("flows[].size", Dimension::Size),
     ("flows[].message", Dimension::Size),
     ("flows[].rate", Dimension::Rate),
@@ -250,6 +253,22 @@ fn collect<'a>(
         Some((h, r)) => (h, Some(r)),
         None => (path, None),
     };
+    if head == "*" {
+        if let Some(table) = node.as_table_mut() {
+            for (name, child) in table.iter_mut() {
+                let key = if prefix.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{prefix}.{name}")
+                };
+                match rest {
+                    Some(rest) => collect(child, rest, key, out),
+                    None => out.push((key, child)),
+                }
+            }
+        }
+        return;
+    }
     let (name, array) = match head.strip_suffix("[]") {
         Some(n) => (n, true),
         None => (head, false),

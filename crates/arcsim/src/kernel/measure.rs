@@ -354,21 +354,8 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
     /// with levels `up` to a higher level, `down` to a lower one, `global` (Dragonfly+'s
     /// links between groups) or `local` at the same level; elsewhere `local` or `global`.
     fn class_of(&self, gp: usize) -> (&'static str, Option<u32>) {
-        let k = &self.k;
-        let info = k.net.ports[gp];
-        let s = k.port_switch[gp] as usize;
-        let level = self.levels.get(s).copied();
-        let name = match info.class {
-            PortClass::Terminal => "node",
-            PortClass::Unused => "unused",
-            PortClass::Global => "global",
-            PortClass::Local => match (level, self.levels.get(info.peer as usize)) {
-                (Some(a), Some(&b)) if b > a => "up",
-                (Some(a), Some(&b)) if b < a => "down",
-                _ => "local",
-            },
-        };
-        (name, level)
+        let level = self.levels.get(self.k.port_switch[gp] as usize).copied();
+        (self.k.class_names[gp], level)
     }
 
     /// Per output port and per class and level, over the window.

@@ -15,6 +15,7 @@
 //! packet (its outputs, then its allocator). Work is done per event and per switch holding
 //! packets, never per idle port or per phit.
 
+pub mod classes;
 pub mod events;
 pub mod flow_control;
 mod measure;
@@ -122,6 +123,8 @@ pub struct Kernel {
     pub last_move: u64,
     last_tail: u64,
     events: Vec<Ev>,
+    /// Per global port, the class of the link leaving it ([`classes`]).
+    pub class_names: Vec<&'static str>,
 }
 
 impl Kernel {
@@ -704,6 +707,9 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
             (net, g.describe, shape, route)
         }
     };
+    let names = classes::names(&net, &levels);
+    let mut net = net;
+    classes::apply_latencies(cfg, &mut net, &names)?;
     if route.by_node && m.sends_control() {
         return Err(ConfigError::Field {
             field: "routing.paths".into(),
@@ -712,7 +718,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
     }
     match cfg.switch.kind {
         SwitchKind::Cioq => {
-            let mut kernel = Kernel::new(cfg, net, shape, route, m.sends_control())?;
+            let mut kernel = Kernel::new(cfg, net, shape, route, m.sends_control(), names)?;
             let sw = Cioq::new(cfg, &kernel);
             kernel.start();
             Ok(Sim {
@@ -750,6 +756,7 @@ impl Kernel {
         shape: Shape,
         mut route: RouteTable,
         control: bool,
+        class_names: Vec<&'static str>,
     ) -> Result<Kernel, ConfigError> {
         let rc = &cfg.router;
         let (need_local, need_global) = route.vcs_needed(route::acyclic(&net));
@@ -834,19 +841,31 @@ impl Kernel {
         let mut capacity = Vec::new();
         let mut port_capacity = Vec::new();
         let port_credits = cfg.flow_control.kind == FlowControlKind::PortCredits;
-        let mut peer = Vec::with_capacity(n_ports);
+        let peer: Vec<u32> = net
+            .ports
+            .iter()
+            .map(|info| match info.class {
+                PortClass::Local | PortClass::Global => {
+                    net.port_base[info.peer as usize] + info.peer_port as u32
+                }
+                _ => info.peer,
+            })
+            .collect();
+        // Per input port, its buffers' size and the key that set it.
+        let buffers: Vec<(u32, String)> = (0..n_ports)
+            .map(|gp| classes::input_buffer(cfg, &net, &class_names, &peer, gp))
+            .collect();
         let mut port_switch = Vec::with_capacity(n_ports);
         for r in 0..net.num_routers() {
             for p in 0..net.radix(r) {
                 let gp = net.port_base[r] as usize + p;
                 let info = net.ports[gp];
-                let (n, buf, key) = match info.class {
-                    PortClass::Terminal => (inj, rc.buffer_injection, "router.buffer_injection"),
-                    PortClass::Local => (local * copies, rc.buffer_local, "router.buffer_local"),
-                    PortClass::Global => {
-                        (global * copies, rc.buffer_global, "router.buffer_global")
-                    }
-                    PortClass::Unused => (0, 0, ""),
+                let (buf, key) = (buffers[gp].0, buffers[gp].1.as_str());
+                let n = match info.class {
+                    PortClass::Terminal => inj,
+                    PortClass::Local => local * copies,
+                    PortClass::Global => global * copies,
+                    PortClass::Unused => 0,
                 };
                 // Other schemes split the port's memory equally among their queues.
                 let (n, buf) = match scheme {
@@ -880,7 +899,7 @@ impl Kernel {
                 let memory = if scheme == QueueScheme::Vc {
                     buf.saturating_mul(n as u32)
                 } else {
-                    port_memory_of(info.class, rc)
+                    buffers[gp].0
                 };
                 port_capacity.push(memory);
                 vc_base.push(vc_port.len() as u32);
@@ -890,12 +909,6 @@ impl Kernel {
                     capacity.push(if port_credits { memory } else { buf });
                 }
                 port_switch.push(r as u32);
-                peer.push(match info.class {
-                    PortClass::Local | PortClass::Global => {
-                        net.port_base[info.peer as usize] + info.peer_port as u32
-                    }
-                    _ => info.peer,
-                });
             }
         }
         let fcc = &cfg.flow_control;
@@ -904,18 +917,19 @@ impl Kernel {
             // smallest port memory would never stop its sender there.
             let smallest = (0..n_ports)
                 .filter(|&gp| net.ports[gp].class != PortClass::Unused)
-                .map(|gp| (port_capacity[gp], net.ports[gp].class))
+                .map(|gp| (port_capacity[gp], gp))
                 .min_by_key(|&(m, _)| m);
-            if let Some((memory, class)) = smallest {
+            if let Some((memory, gp)) = smallest {
                 if fcc.xoff > memory {
                     return Err(ConfigError::Field {
                         field: "flow_control.xoff".into(),
                         message: format!(
-                            "{} phits is above the {memory}-phit port memory of the {} ports: a \
-                             queue never holds more than its port's memory, so it would never \
-                             stop its sender; use at most {memory} phits",
+                            "{} phits is above the {memory}-phit port memory of the {} ports \
+                             ({}): a queue never holds more than its port's memory, so it would \
+                             never stop its sender; use at most {memory} phits",
                             fcc.xoff,
-                            class_word(class)
+                            class_word(net.ports[gp].class),
+                            buffers[gp].1
                         ),
                     });
                 }
@@ -927,26 +941,21 @@ impl Kernel {
             // of phits and two packets (a packet counts whole when its head arrives).
             let len = rc.packet_length;
             let mut worst: Option<(u32, u32, &str)> = None;
-            for (class, buf, key) in [
-                (
-                    PortClass::Terminal,
-                    rc.buffer_injection,
-                    "router.buffer_injection",
-                ),
-                (PortClass::Local, rc.buffer_local, "router.buffer_local"),
-                (PortClass::Global, rc.buffer_global, "router.buffer_global"),
-            ] {
-                let lat = net
-                    .ports
-                    .iter()
-                    .filter(|p| p.class == class)
-                    .map(|p| p.latency)
-                    .max();
-                let Some(lat) = lat else { continue };
-                let headroom = 2 * lat + 2 * len;
-                let max_xoff = buf.saturating_sub(headroom);
-                if worst.is_none_or(|(m, _, _)| max_xoff < m) {
-                    worst = Some((max_xoff, buf, key));
+            // Node ports first, then local, then global: on a tie the first is named.
+            for class in [PortClass::Terminal, PortClass::Local, PortClass::Global] {
+                for gp in (0..n_ports).filter(|&gp| net.ports[gp].class == class) {
+                    // The link that feeds the buffer: the node's, or the peer's output.
+                    let feeding = if class == PortClass::Terminal {
+                        gp
+                    } else {
+                        peer[gp] as usize
+                    };
+                    let headroom = 2 * net.ports[feeding].latency + 2 * len;
+                    let (buf, key) = (buffers[gp].0, buffers[gp].1.as_str());
+                    let max_xoff = buf.saturating_sub(headroom);
+                    if worst.is_none_or(|(m, _, _)| max_xoff < m) {
+                        worst = Some((max_xoff, buf, key));
+                    }
                 }
             }
             if let Some((max_xoff, buf, key)) = worst {
@@ -973,6 +982,17 @@ impl Kernel {
         });
         let max_lat = net.ports.iter().map(|p| p.latency).max().unwrap_or(1) as u64;
         let len = rc.packet_length as u64;
+        if sim.watchdog_cycles <= max_lat + len {
+            // A packet on the longest link would look like a stall.
+            return Err(ConfigError::Field {
+                field: "simulation.watchdog_cycles".into(),
+                message: format!(
+                    "{} cycles is shorter than one hop ({} cycles: longest link latency plus a packet); use more",
+                    sim.watchdog_cycles,
+                    max_lat + len
+                ),
+            });
+        }
         // Transfers end by when the tail arrived or len / speedup cycles later; links and
         // signals take at most the longest latency.
         let horizon = max_lat + 2 * len + 4;
@@ -1043,6 +1063,7 @@ impl Kernel {
             last_move: 0,
             last_tail: 0,
             events: Vec::new(),
+            class_names,
             net,
         })
     }
@@ -1064,16 +1085,6 @@ fn class_word(class: PortClass) -> &'static str {
         PortClass::Local => "local",
         PortClass::Global => "global",
         PortClass::Unused => "unused",
-    }
-}
-
-/// The memory of an input port of `class` when its queues divide it (every scheme but VCs).
-fn port_memory_of(class: PortClass, rc: &crate::config::RouterConfig) -> u32 {
-    match class {
-        PortClass::Terminal => rc.buffer_injection,
-        PortClass::Local => rc.buffer_local,
-        PortClass::Global => rc.buffer_global,
-        PortClass::Unused => 0,
     }
 }
 
