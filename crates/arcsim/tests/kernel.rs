@@ -870,3 +870,63 @@ measure_cycles = 20000
     assert!((r.flows[0].throughput - 0.25).abs() < 0.01, "{:?}", r.flows);
     assert!((r.flows[1].throughput - 0.75).abs() < 0.01, "{:?}", r.flows);
 }
+
+/// The small dragonfly of `dragonfly` at load 0.1 under uniform traffic, changing at
+/// `change` (TOML of `[traffic.change]`'s keys).
+fn transient(change: &str) -> RunResult {
+    run(&format!(
+        "[topology]
+p = 2
+a = 4
+h = 2
+[switch]
+kind = \"cioq\"
+speedup = 2.0
+[traffic]
+load = 0.1
+[traffic.change]
+{change}
+[simulation]
+warmup_cycles = 3000
+measure_cycles = 4000
+"
+    ))
+}
+
+#[test]
+fn a_traffic_change_switches_pattern_and_load_on_the_kernel() {
+    // Uniform traffic keeps some packets in their group; after a change to ADVG+1 (long
+    // before the measured window) every packet takes exactly one global hop under MIN.
+    let before = transient("at_cycle = 6999\nload = 0.1");
+    let after = transient("at_cycle = 1000\npattern = \"adv-global\"\noffset = 1");
+    let g = |r: &RunResult| r.hops.global_mean.unwrap();
+    assert!(g(&before) < 0.95, "uniform: {}", g(&before));
+    assert_eq!(g(&after), 1.0);
+    // A change of load only: the measured window runs at the new load.
+    let r = transient("at_cycle = 1000\nload = 0.3");
+    assert!((r.accepted_load - 0.3).abs() < 0.02, "{}", r.accepted_load);
+    assert!(
+        (before.accepted_load - 0.1).abs() < 0.01,
+        "{}",
+        before.accepted_load
+    );
+    // Flows alone at first, synthetic traffic from the change on.
+    let text = format!(
+        "{}[switch]\nkind = \"cioq\"\n[traffic]\nload = 0.0\n[traffic.change]\nat_cycle = 1000\nload = 0.2\n\
+         [[flows]]\nsrc = 0\ndst = 1\nrate = 0.1\n[simulation]\nwarmup_cycles = 2000\nmeasure_cycles = 4000\n",
+        one_switch(4)
+    );
+    let r = run(&text);
+    // Three nodes at 0.2 and node 0 at 0.2 + 0.1 of flow: 0.225 per node on average.
+    assert!(
+        (r.accepted_load - 0.225).abs() < 0.02,
+        "{}",
+        r.accepted_load
+    );
+    // A graph has no groups to be adversarial to.
+    let e = error(&format!(
+        "{}[switch]\nkind = \"cioq\"\n[traffic.change]\nat_cycle = 10\npattern = \"adv-global\"\n",
+        one_switch(4)
+    ));
+    assert!(e.contains("traffic.change.pattern"), "{e}");
+}

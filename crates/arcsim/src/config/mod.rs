@@ -299,23 +299,7 @@ impl Config {
                 }
             }
         }
-        if let Some(ch) = &self.traffic.change {
-            let end = self
-                .simulation
-                .warmup_cycles
-                .saturating_add(self.simulation.measure_cycles);
-            if ch.at_cycle >= end {
-                // The run's last cycle is end - 1: the change would never happen.
-                return Err(field_err(
-                    "traffic.change.at_cycle",
-                    format!(
-                        "cycle {} is not before the end of the run ({end} cycles: simulation.warmup_cycles + measure_cycles), so the change would never happen: use at most {}, or run longer",
-                        ch.at_cycle,
-                        end - 1
-                    ),
-                ));
-            }
-        }
+        self.check_change_time()?;
         let t = &self.topology;
         let longest = t
             .local_latency
@@ -333,6 +317,35 @@ impl Config {
 }
 
 impl Config {
+    /// A traffic change must come before the run ends.
+    fn check_change_time(&self) -> Result<(), ConfigError> {
+        if let Some(ch) = &self.traffic.change {
+            let end = self
+                .simulation
+                .warmup_cycles
+                .saturating_add(self.simulation.measure_cycles);
+            if ch.at_cycle >= end {
+                // The run's last cycle is end - 1: the change would never happen.
+                return Err(field_err(
+                    "traffic.change.at_cycle",
+                    format!(
+                        "cycle {} is not before the end of the run ({end} cycles: simulation.warmup_cycles + measure_cycles), so the change would never happen: use at most {}, or run longer",
+                        ch.at_cycle,
+                        end - 1
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the run generates synthetic traffic ([traffic] at some phase): not when it
+    /// has flows and a load of 0 before and after any change.
+    pub fn synthetic_traffic(&self) -> bool {
+        let change_load = self.traffic.change.as_ref().and_then(|c| c.load);
+        self.flows.is_empty() || self.traffic.load != 0.0 || change_load.unwrap_or(0.0) != 0.0
+    }
+
     /// The IQ dragonfly engine reads none of the kernel's sections: each set is an error
     /// naming the switch kind that reads it.
     fn validate_iq_only(&self) -> Result<(), ConfigError> {
@@ -423,25 +436,23 @@ impl Config {
             ));
         }
         self.routing.validate_paths(self.topology.kind)?;
-        let flows_only = !self.flows.is_empty() && self.traffic.load == 0.0;
-        if !flows_only {
+        if self.synthetic_traffic() {
+            self.check_change_time()?;
             if self.traffic.burst_packets > 0 {
                 return Err(field_err(
                     "traffic.burst_packets",
                     "bursts are not available on the general kernel yet: use [[flows]] with a size",
                 ));
             }
-            if self.traffic.change.is_some() {
-                return Err(field_err(
-                    "traffic.change",
-                    "traffic changes are not available on the general kernel yet",
-                ));
+            // Flows alone until a change of load: the first phase generates nothing, so its
+            // load of 0 is checked as any valid load would be.
+            let mut traffic = std::borrow::Cow::Borrowed(&self.traffic);
+            if self.traffic.load == 0.0 && !self.flows.is_empty() {
+                traffic.to_mut().load = 1.0;
             }
             match self.topology.kind {
-                TopologyKind::Dragonfly => self.traffic.validate(&self.topology)?,
-                _ => self
-                    .traffic
-                    .validate_flat(self.topology.flat_nodes().unwrap_or(0))?,
+                TopologyKind::Dragonfly => traffic.validate(&self.topology)?,
+                _ => traffic.validate_flat(self.topology.flat_nodes().unwrap_or(0))?,
             }
         }
         let nodes = match self.topology.kind {

@@ -231,35 +231,6 @@ impl TrafficConfig {
     /// groups or routers of a dragonfly are refused, the others checked over `nodes` nodes.
     pub fn validate_flat(&self, nodes: usize) -> Result<(), ConfigError> {
         check_load("traffic.load", self.load)?;
-        let single = [MixEntry {
-            pattern: self.pattern,
-            offset: self.offset,
-            weight: 1.0,
-        }];
-        let entries: &[MixEntry] = if self.mix.is_empty() {
-            &single
-        } else {
-            &self.mix
-        };
-        for (i, e) in entries.iter().enumerate() {
-            if matches!(
-                e.pattern,
-                PatternKind::AdvGlobal | PatternKind::AdvLocal | PatternKind::HotRegion
-            ) {
-                let key = if self.mix.is_empty() {
-                    "traffic.pattern".to_string()
-                } else {
-                    format!("traffic.mix[{i}].pattern")
-                };
-                return Err(field_err(
-                    &key,
-                    format!(
-                        "\"{}\" names dragonfly groups or routers, which a graph does not have: use uniform, permutation, shift, hot-spot or all-to-all",
-                        e.pattern.name()
-                    ),
-                ));
-            }
-        }
         // A flat network is one group of one router holding every node.
         let flat = TopologyConfig {
             p: nodes,
@@ -268,7 +239,20 @@ impl TrafficConfig {
             groups: 1,
             ..TopologyConfig::default()
         };
+        check_flat("traffic", self.pattern, &self.mix)?;
         check_pattern("traffic", self.pattern, self.offset, &self.mix, self, &flat)?;
+        if let Some(ch) = &self.change {
+            if let Some(load) = ch.load {
+                check_load("traffic.change.load", load)?;
+            }
+            let pattern = ch.pattern.unwrap_or(self.pattern);
+            let offset = ch.offset.unwrap_or(self.offset);
+            // A change of load only keeps the traffic before it, checked above.
+            if ch.pattern.is_some() || !ch.mix.is_empty() {
+                check_flat("traffic.change", pattern, &ch.mix)?;
+            }
+            check_pattern("traffic.change", pattern, offset, &ch.mix, self, &flat)?;
+        }
         if self.burst_generation != BurstGeneration::Fill && self.burst_packets == 0 {
             return Err(field_err(
                 "traffic.burst_generation",
@@ -562,6 +546,37 @@ fn check_pattern(
             &format!("{prefix}.mix"),
             "weights add up to more than the largest float: use smaller weights (percentages, say)",
         ));
+    }
+    Ok(())
+}
+
+/// The patterns of `prefix` (`pattern`, or each entry of `mix`) on a network without groups:
+/// those that name dragonfly groups or routers are refused.
+fn check_flat(prefix: &str, pattern: PatternKind, mix: &[MixEntry]) -> Result<(), ConfigError> {
+    let single = [MixEntry {
+        pattern,
+        offset: 0,
+        weight: 1.0,
+    }];
+    let entries: &[MixEntry] = if mix.is_empty() { &single } else { mix };
+    for (i, e) in entries.iter().enumerate() {
+        if matches!(
+            e.pattern,
+            PatternKind::AdvGlobal | PatternKind::AdvLocal | PatternKind::HotRegion
+        ) {
+            let key = if mix.is_empty() {
+                format!("{prefix}.pattern")
+            } else {
+                format!("{prefix}.mix[{i}].pattern")
+            };
+            return Err(field_err(
+                &key,
+                format!(
+                    "\"{}\" names dragonfly groups or routers, which a graph does not have: use uniform, permutation, shift, hot-spot or all-to-all",
+                    e.pattern.name()
+                ),
+            ));
+        }
     }
     Ok(())
 }

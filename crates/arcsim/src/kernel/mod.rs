@@ -34,6 +34,7 @@ use crate::switch::{cioq::Cioq, Switch};
 use crate::topology::{Dragonfly, Graph, Network, PortClass, Topology};
 use crate::traffic::calendar::Calendar;
 use crate::traffic::pattern::{Pattern, Shape};
+use crate::traffic::{Injection, Workload};
 use events::{Ev, Wheel};
 use flow_control::{FlowControl, Signal};
 use mechanism::{Mechanism, NoMechanism};
@@ -101,6 +102,8 @@ pub struct Kernel {
     pub frame_link_phits: u64,
     // Synthetic traffic.
     pattern: Option<Pattern>,
+    /// A traffic change: its cycle, the pattern and the load from then on.
+    change: Option<(u64, Pattern, f64)>,
     gap: Geometric,
     calendar: Calendar,
     due: Vec<u32>,
@@ -359,6 +362,22 @@ impl Kernel {
     }
 
     /// Synthetic traffic: the nodes due now create a packet each, if their queue has room.
+    /// At the traffic change's cycle: its pattern and load from now on, every node's next
+    /// packet drawn again (the gaps are memoryless, so redrawing is exact).
+    fn apply_change(&mut self) {
+        if self.change.as_ref().is_none_or(|c| c.0 != self.now) {
+            return;
+        }
+        let (_, pattern, load) = self.change.take().expect("checked");
+        self.pattern = Some(pattern);
+        self.gap = Geometric::new(load / self.packet_length as f64);
+        self.calendar.clear();
+        for n in 0..self.net.num_terminals() {
+            let t = self.now + self.gap.sample(&mut self.rng) - 1;
+            self.calendar.schedule(self.now, t, n as u32);
+        }
+    }
+
     fn generate(&mut self) {
         if self.pattern.is_none() {
             return;
@@ -975,11 +994,18 @@ impl Kernel {
         let mut rng = Rng::new(cfg.simulation.seed);
         let sim = &cfg.simulation;
         let (ws, we) = (sim.warmup_cycles, sim.warmup_cycles + sim.measure_cycles);
-        let synthetic = cfg.traffic.load != 0.0 || cfg.flows.is_empty();
-        let pattern = synthetic.then(|| {
-            let t = &cfg.traffic;
-            Pattern::new(shape, t.pattern, t.offset, &t.mix, t, &mut rng)
-        });
+        // The patterns before and after a change, drawn in the dragonfly engine's order.
+        let (pattern, change) = match cfg.synthetic_traffic() {
+            true => {
+                let wl = Workload::new(cfg, shape.p, shape.a, shape.g, &mut rng);
+                let change = wl.change.map(|(at, pattern, injection)| match injection {
+                    Injection::Bernoulli { load } => (at, pattern, load),
+                    Injection::Burst { .. } => unreachable!("validation refuses bursts here"),
+                });
+                (Some(wl.pattern), change)
+            }
+            false => (None, None),
+        };
         let max_lat = net.ports.iter().map(|p| p.latency).max().unwrap_or(1) as u64;
         let len = rc.packet_length as u64;
         if sim.watchdog_cycles <= max_lat + len {
@@ -1048,6 +1074,7 @@ impl Kernel {
             frame_link_phits: 0,
             gap: Geometric::new(cfg.traffic.load / rc.packet_length as f64),
             pattern,
+            change,
             rng,
             calendar: Calendar::new(12),
             due: Vec::new(),
@@ -1140,6 +1167,7 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
             }
         }
         k.events = evs;
+        k.apply_change();
         k.generate();
         k.run_flows();
         k.inject(&mut self.mech);
