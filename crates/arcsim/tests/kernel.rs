@@ -930,3 +930,44 @@ fn a_traffic_change_switches_pattern_and_load_on_the_kernel() {
     ));
     assert!(e.contains("traffic.change.pattern"), "{e}");
 }
+
+#[test]
+fn a_deadlock_is_reported_as_its_cycle_of_full_buffers() {
+    use arcsim::Simulator;
+    // A ring of five switches with two nodes each; every node sends to the node two
+    // switches on, clockwise. Shortest paths need two VCs here (one per hop); with every
+    // hop forced onto VC 0 the ring's buffers fill in a cycle.
+    let mut text = String::from(
+        "[topology]\nkind = \"graph\"\n[topology.graph]\nswitches = 5\nhosts = [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]\n",
+    );
+    for i in 0..5 {
+        text += &format!("[[topology.graph.links]]\na = {i}\nb = {}\n", (i + 1) % 5);
+    }
+    text += "[switch]\nkind = \"cioq\"\n[router]\npacket_length = 4\nbuffer_local = 8\n\
+             [traffic]\npattern = \"shift\"\noffset = 4\nload = 1.0\n\
+             [simulation]\nwarmup_cycles = 0\nmeasure_cycles = 20000\nwatchdog_cycles = 500\n";
+    let c = cfg(&text);
+    // As built, the VC order keeps it free of deadlock.
+    let mut sim = arcsim::kernel::build_with(&c, arcsim::kernel::mechanism::NoMechanism).unwrap();
+    sim.run().unwrap();
+    let mut sim = arcsim::kernel::build_with(&c, arcsim::kernel::mechanism::NoMechanism).unwrap();
+    sim.k.route.policy = arcsim::kernel::route::VcPolicy::UpDown;
+    let e = sim.run().unwrap_err().to_string();
+    assert!(e.contains("no packet has moved for 501 cycles"), "{e}");
+    assert!(e.contains("a cycle of 5 buffers closing on itself"), "{e}");
+    // Each buffer of the cycle: a switch's input from the switch before it, VC 0, its head
+    // waiting for room at the next switch.
+    for s in 0..5 {
+        let line = e
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("switch {s} port")))
+            .unwrap_or_else(|| panic!("switch {s} missing:\n{e}"));
+        assert!(line.contains("input (local) VC 0"), "{line}");
+        assert!(line.contains("no room"), "{line}");
+        assert!(
+            line.contains(&format!("next buffer switch {}", (s + 1) % 5)),
+            "{line}"
+        );
+    }
+    assert!(e.contains("VC order does not break this cycle"), "{e}");
+}

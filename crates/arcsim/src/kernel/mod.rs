@@ -23,6 +23,7 @@ pub mod mechanism;
 pub mod nic;
 pub mod packet;
 pub mod route;
+mod stall;
 pub mod tables;
 
 use crate::config::{Config, FlowControlKind, QueueScheme, SwitchKind, TopologyKind};
@@ -1173,12 +1174,12 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         k.inject(&mut self.mech);
         self.sw.step(k, &mut self.mech);
         if k.pool.live() > 0 && k.now - k.last_move > self.watchdog {
-            return Err(SimError::Stall(format!(
-                "no packet has moved for {} cycles (since cycle {}), with {} in flight: a deadlock, \
-                 or senders paused for good; simulation.watchdog_cycles sets the patience",
-                k.now - k.last_move,
+            let idle = k.now - k.last_move;
+            return Err(SimError::Stall(stall::report(
+                k,
+                &self.sw,
+                idle,
                 k.last_move,
-                k.pool.live()
             )));
         }
         if k.pool.live() == 0 {

@@ -758,4 +758,14 @@ impl Switch for Cioq {
             }
         }
     }
+
+    fn output_packets(&self, gp: usize) -> impl Iterator<Item = u32> + '_ {
+        let base = self.port[gp].queue_base as usize;
+        let n = self.port[gp].queue_count as usize;
+        self.queue[base..base + n].iter().flatten().copied()
+    }
+
+    fn input_packets(&self, vc: u32) -> impl Iterator<Item = u32> + '_ {
+        self.fifo[vc as usize].iter().copied()
+    }
 }
