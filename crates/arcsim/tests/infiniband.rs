@@ -70,7 +70,7 @@ fn packets(r: &RunResult, switch: u32, port: u32) -> u64 {
 #[test]
 fn s1_adaptive_routing_splits_one_flow_50_50_at_every_rate_deterministic_100_0() {
     // 20, 80 and 200 Gbps offered; 200 is above the link's 188 of payload: a greedy source.
-    for (gbps, rate) in [(20.0, 20.0 / 188.0), (80.0, 80.0 / 188.0), (200.0, 1.0)] {
+    for (gbps, rate) in [(20.0, 20.0 / 188.0), (80.0, 80.0 / 188.0), (200.0, 1.0f64)] {
         let flows = format!("flows=[{{src = 0, dst = 3, message = 16, rate = {rate}}}]");
         let dr = run("c1_s1.toml", &[&flows]);
         let mut sets = LAG.to_vec();
