@@ -1332,3 +1332,87 @@ fn figure_claims_are_checked_on_the_results() {
         assert!(!dir.join("never").exists(), "{needle}: output written");
     }
 }
+
+/// The InfiniBand adaptive-routing paper's figure specs (`kind = "flows"`): all valid, and two
+/// run end to end with their tables, plots and the claims' verdicts (the reproduction page
+/// reports them). A flow claim without its flows is refused before anything runs.
+#[test]
+fn infiniband_flow_figures_write_their_tables_and_check_their_claims() {
+    let ib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/infiniband");
+    let dir = temp_dir("ib-figures");
+    let mut specs: Vec<String> = std::fs::read_dir(&ib)
+        .expect("experiments/infiniband")
+        .filter_map(|e| {
+            let n = e.ok()?.file_name().to_string_lossy().to_string();
+            (n.starts_with("fig") && n.ends_with(".toml")).then_some(n)
+        })
+        .collect();
+    specs.sort();
+    assert!(specs.len() >= 10, "{specs:?}");
+    for s in &specs {
+        let spec = ib.join(s);
+        let out = arcsim(&dir, &["figure", spec.to_str().unwrap(), "--dry-run"]);
+        assert_success(&out, s);
+    }
+    // Fig. 6: three DR tables, AR 75% under each; least-loaded differs once.
+    let spec = ib.join("fig06.toml");
+    let out = arcsim(&dir, &["figure", spec.to_str().unwrap(), "--out", "f6"]);
+    assert_success(&out, "fig06");
+    let report = std::fs::read_to_string(dir.join("f6/summary.txt")).unwrap();
+    assert!(
+        report.contains("14 claims; holds: 13, differs: 1"),
+        "{report}"
+    );
+    for panel in ["case1", "case2", "case3"] {
+        let d = dir.join("f6").join(panel);
+        for f in ["flows.csv", "phases.csv", "ports.csv"] {
+            assert!(d.join(f).is_file(), "{panel}/{f}");
+        }
+        assert_plot(&d.join("flows-ar"));
+        // AR's phase total: 75% of the two links.
+        let phases = rows(&d.join("phases.csv"));
+        let share = column(&d.join("phases.csv"), "share");
+        let total: f64 = phases
+            .iter()
+            .find(|r| &r[0] == "AR" && &r[3] == "all")
+            .expect("AR's total")[share]
+            .parse()
+            .unwrap();
+        assert!((total - 1.5).abs() < 0.03, "{panel}: {total}");
+    }
+    // Fig. 4: the 50/50 split of one flow over L1 and L2 is read from ports.csv.
+    let spec = ib.join("fig04.toml");
+    let out = arcsim(&dir, &["figure", spec.to_str().unwrap(), "--out", "f4"]);
+    assert_success(&out, "fig04");
+    let csv = rows(&dir.join("f4/claims.csv"));
+    let split: Vec<&str> = csv
+        .iter()
+        .filter(|r| r[0].contains("AR uses L1 and L2 round robin"))
+        .map(|r| &r[4])
+        .collect();
+    assert_eq!(split, ["holds", "holds", "holds"]);
+    // Claims are checked before anything runs.
+    let text_spec = std::fs::read_to_string(&spec).unwrap();
+    let bad = text_spec.replacen("flows = [0]\n", "", 1);
+    write(&ib_copy(&ib, &dir), "bad.toml", &bad);
+    let out = arcsim(&dir.join("ib"), &["figure", "bad.toml", "--dry-run"]);
+    assert_clean_failure(
+        &out,
+        "flow-share without flows",
+        &["needs flows = [N, ...]"],
+    );
+}
+
+/// A copy of the scenario files of experiments/infiniband in `dir/ib`, for specs edited by a
+/// test.
+fn ib_copy(ib: &Path, dir: &Path) -> std::path::PathBuf {
+    let to = dir.join("ib");
+    std::fs::create_dir_all(&to).unwrap();
+    for e in std::fs::read_dir(ib).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    to
+}

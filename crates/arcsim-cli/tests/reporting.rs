@@ -312,9 +312,11 @@ fn user_facing_text_names_papers_not_seed_numbers() {
         "docs",
         "docs/reproductions",
         "docs/reproductions/ofar",
+        "docs/reproductions/infiniband",
         "notes",
         "examples",
         "experiments/ofar",
+        "experiments/infiniband",
     ];
     for dir in dirs {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {

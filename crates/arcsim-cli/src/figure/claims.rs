@@ -68,6 +68,19 @@ pub struct Claim {
     /// numbers that hold for its network alone, e.g. "about 0.36" at h = 6).
     #[serde(default)]
     pub h: Option<usize>,
+    /// Flow figures: the flows (numbered from 0) whose shares `flow-share` sums, or among
+    /// which `jain` and `variance` are taken (default: every flow that sent).
+    #[serde(default)]
+    pub flows: Vec<usize>,
+    /// Flow figures: the interval, in cycles, whose whole series windows are averaged.
+    #[serde(default)]
+    pub from: Option<u64>,
+    #[serde(default)]
+    pub to: Option<u64>,
+    /// Flow figures: output ports `[switch, port]` of `port-share`, `root-time` and
+    /// `branch-time`.
+    #[serde(default)]
+    pub ports: Vec<[u32; 2]>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -116,6 +129,21 @@ pub enum Metric {
     /// Injection figures: packets injected by the routers of the spec's last group over
     /// those of its first (Fig. 12: G_root over G0).
     GroupRatio,
+    /// Flow figures: the mean share of a link of the flows `flows` (summed) over the
+    /// windows in [`from`, `to`).
+    FlowShare,
+    /// Flow figures: Jain's index of the flows' mean shares over the interval.
+    Jain,
+    /// Flow figures: the variance of the flows' mean shares over the interval.
+    Variance,
+    /// Flow figures: the packets of the first of `ports` over those of all of them.
+    PortShare,
+    /// Flow figures: the share of the measured cycles the port had data queued with
+    /// credits (a congestion root).
+    RootTime,
+    /// Flow figures: the share of the measured cycles the port had data waiting without
+    /// credits (a congestion branch).
+    BranchTime,
 }
 
 /// A latency more than this many times the latency at the lowest load has "risen".
@@ -135,6 +163,12 @@ impl Metric {
             | Metric::ManyEntries => Kind::Burst,
             Metric::ChangeRise | Metric::MisrouteDip | Metric::ThroughputFall => Kind::Transient,
             Metric::GroupRatio => Kind::Injection,
+            Metric::FlowShare
+            | Metric::Jain
+            | Metric::Variance
+            | Metric::PortShare
+            | Metric::RootTime
+            | Metric::BranchTime => Kind::Flows,
         }
     }
 
@@ -156,6 +190,12 @@ impl Metric {
             Metric::MisrouteDip => "misroute-dip",
             Metric::ThroughputFall => "throughput-fall",
             Metric::GroupRatio => "group-ratio",
+            Metric::FlowShare => "flow-share",
+            Metric::Jain => "jain",
+            Metric::Variance => "variance",
+            Metric::PortShare => "port-share",
+            Metric::RootTime => "root-time",
+            Metric::BranchTime => "branch-time",
         }
     }
 
@@ -191,6 +231,7 @@ impl Metric {
             Metric::MisrouteDip => "dip of the misrouted share after the change".into(),
             Metric::ThroughputFall => "fall of the accepted load from its best window".into(),
             Metric::GroupRatio => "injected by the last group over the first".into(),
+            _ => super::flows::describe(c),
         }
     }
 
@@ -201,6 +242,7 @@ impl Metric {
             Metric::Knee if x.is_infinite() => "none (it never rises)".into(),
             _ if x.is_infinite() => "not consumed".into(),
             Metric::MaxHops => format!("{x:.0}"),
+            Metric::Variance => format!("{x:.3e}"),
             // A tail share, often parts per million.
             Metric::LongPaths | Metric::ManyEntries if x != 0.0 && x.abs() < 1e-3 => {
                 format!("{x:.3e}")
@@ -333,7 +375,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         };
         if c.metric.kind() != spec.kind {
             bail!(
-                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio)",
+                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio; flows: flow-share, jain, variance, port-share, root-time, branch-time)",
                 what(),
                 c.metric.name(),
                 kind_name(c.metric.kind()),
@@ -403,6 +445,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
             (Metric::ManyEntries, Some(_)) | (_, None) => {}
             (_, Some(_)) => bail!("{}: entries applies to the metric many-entries only", what()),
         }
+        super::flows::validate(c, &what)?;
         let tests = c.tests().len();
         if tests != 1 {
             bail!(
@@ -446,6 +489,7 @@ fn kind_name(k: Kind) -> &'static str {
         Kind::Burst => "burst",
         Kind::Transient => "transient",
         Kind::Injection => "injection",
+        Kind::Flows => "flows",
     }
 }
 
@@ -481,6 +525,8 @@ pub(super) struct Tables {
     throughput: BTreeMap<(String, String), Vec<(f64, f64)>>,
     /// Injection figures: (panel, curve) -> (group, injected) per router, in file order.
     injected: BTreeMap<(String, String), Vec<(u64, f64)>>,
+    /// Flow figures: their windows and ports.
+    flows: super::flows::FlowTables,
 }
 
 #[derive(Deserialize)]
@@ -666,6 +712,7 @@ impl Tables {
                     (r.curve, (r.group, r.injected))
                 });
             }
+            Kind::Flows => t.flows = super::flows::read(plan, out)?,
         }
         Ok(t)
     }
@@ -786,6 +833,7 @@ impl Tables {
                     |g: u64| -> f64 { routers.iter().filter(|r| r.0 == g).map(|r| r.1).sum() };
                 Ok(sum(last) / sum(first))
             }
+            _ => super::flows::value(&self.flows, c, p, curve),
         }
     }
 }

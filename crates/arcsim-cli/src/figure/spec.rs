@@ -16,6 +16,7 @@ pub enum Kind {
     Burst,
     Transient,
     Injection,
+    Flows,
 }
 
 /// A figure specification file.
@@ -406,6 +407,12 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
                 if let Some(l) = load {
                     sets.push(format!("traffic.load={l}"));
                 }
+                // A file named in the spec (not on the command line) is read from the
+                // spec's folder, as the base configuration's files are from its own.
+                let spec_sets = sets.len() - cli_sets.len() - load.is_some() as usize;
+                for s in &mut sets[..spec_sets] {
+                    *s = spec_relative(s, &plan.dir);
+                }
                 let cfg = finish(tree.clone(), &sets)
                     .with_context(|| format!("panel {pname}, curve {}", curve.label))?;
                 if spec.kind == Kind::Burst && cfg.traffic.burst_packets == 0 {
@@ -421,10 +428,13 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
                     let mut c = cfg.clone();
                     c.simulation.seed = cfg.simulation.seed.wrapping_add(k);
                     c.simulation.repetitions = 1;
-                    if spec.kind == Kind::Transient && c.simulation.series_window == 0 {
+                    if matches!(spec.kind, Kind::Transient | Kind::Flows)
+                        && c.simulation.series_window == 0
+                    {
                         bail!(
-                            "panel {pname}, curve {}: a transient figure needs simulation.series_window > 0",
-                            curve.label
+                            "panel {pname}, curve {}: a {} figure needs simulation.series_window > 0",
+                            curve.label,
+                            if spec.kind == Kind::Flows { "flows" } else { "transient" }
                         );
                     }
                     out.push(Job {
@@ -438,6 +448,24 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
         }
     }
     Ok(out)
+}
+
+/// `KEY=PATH` with PATH made absolute from `dir` when KEY names a file (`routing.table`,
+/// `topology.graph.file`, `nic.flow_file`) and PATH is relative and not empty.
+fn spec_relative(set: &str, dir: &Path) -> String {
+    const FILE_KEYS: [&str; 3] = ["routing.table", "topology.graph.file", "nic.flow_file"];
+    match set.split_once('=') {
+        Some((k, v))
+            if FILE_KEYS.contains(&k.trim())
+                && !v.trim().trim_matches('"').is_empty()
+                && Path::new(v.trim().trim_matches('"')).is_relative() =>
+        {
+            let joined = dir.join(v.trim().trim_matches('"'));
+            let abs = std::path::absolute(&joined).unwrap_or(joined);
+            format!("{}={}", k.trim(), abs.display())
+        }
+        _ => set.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -457,6 +485,21 @@ mod tests {
             single,
             omitted: Vec::new(),
         }
+    }
+
+    #[test]
+    fn files_named_in_a_spec_are_read_from_its_folder() {
+        let dir = Path::new("/specs");
+        assert_eq!(
+            spec_relative("routing.table=t.txt", dir),
+            "routing.table=/specs/t.txt"
+        );
+        assert_eq!(spec_relative("routing.table=", dir), "routing.table=");
+        assert_eq!(
+            spec_relative("routing.table=/abs/t.txt", dir),
+            "routing.table=/abs/t.txt"
+        );
+        assert_eq!(spec_relative("traffic.load=0.5", dir), "traffic.load=0.5");
     }
 
     /// A histogram's title names the figure and the panel, not the figure's own measure.

@@ -29,6 +29,10 @@ struct Entry {
     complete_config: String,
     result: Option<RunResult>,
     failure: Option<String>,
+    /// The result's per-port counters (general kernel), which `result.json` leaves out;
+    /// kept here for the figures that read them (`kind = "flows"`). Absent when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    ports: Vec<arcsim::stats::summary::PortUse>,
 }
 
 /// FNV-1a: stable across builds and platforms, unlike std's hasher.
@@ -81,7 +85,10 @@ pub fn load_any(dir: &Path, config: &str) -> Option<(Stored, String)> {
         return None;
     }
     let stored = match (e.result, e.failure) {
-        (Some(r), None) => Ok(r),
+        (Some(mut r), None) => {
+            r.ports = e.ports;
+            Ok(r)
+        }
         (None, Some(f)) => Err(f),
         _ => return None,
     };
@@ -97,6 +104,10 @@ pub fn save(dir: &Path, binary: &str, cfg: &Config, config: &str, outcome: &Stor
         complete_config: cfg.to_complete_toml_string()?,
         result: outcome.as_ref().ok().cloned(),
         failure: outcome.as_ref().err().cloned(),
+        ports: outcome
+            .as_ref()
+            .map(|r| r.ports.clone())
+            .unwrap_or_default(),
     };
     // Written whole, then renamed: an interruption never leaves half a file behind.
     crate::output::write(&path(dir, config), serde_json::to_string(&e)?.as_bytes())

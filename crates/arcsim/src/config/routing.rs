@@ -276,6 +276,11 @@ pub enum Selection {
     LeastLoaded,
     /// Per packet, round robin over the group's ports (a pointer per switch and group).
     RoundRobin,
+    /// Per packet, round robin over the group's ports with a pointer per switch, ingress
+    /// port and group; the head packet of an ingress keeps the port its pointer names until
+    /// it leaves (the choice made at the ingress, as the InfiniBand adaptive-routing
+    /// paper's switches observably alternate per packet).
+    IngressRoundRobin,
 }
 
 impl Selection {
@@ -290,6 +295,7 @@ impl Selection {
                 | Selection::Random
                 | Selection::LeastLoaded
                 | Selection::RoundRobin
+                | Selection::IngressRoundRobin
         )
     }
     pub fn name(self) -> &'static str {
@@ -302,6 +308,7 @@ impl Selection {
             Selection::Random => "random",
             Selection::LeastLoaded => "least-loaded",
             Selection::RoundRobin => "round-robin",
+            Selection::IngressRoundRobin => "ingress-round-robin",
         }
     }
 }
@@ -339,6 +346,35 @@ impl Paths {
     }
 }
 
+/// `routing.groups`: the adaptive-routing groups of the InfiniBand adaptive-routing paper
+/// (Rocher-González et al.), built on top of the table `routing.paths` gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ArGroups {
+    /// The table's groups as they are.
+    #[default]
+    Table,
+    /// LAG: every port of the switch linked to the same remote switch as a port of the
+    /// table's entry joins its group.
+    Lag,
+    /// TREE: the group is every port of the switch on a minimal path to the destination's
+    /// switch.
+    Tree,
+}
+
+impl ArGroups {
+    pub fn is_table(&self) -> bool {
+        *self == ArGroups::Table
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            ArGroups::Table => "table",
+            ArGroups::Lag => "lag",
+            ArGroups::Tree => "tree",
+        }
+    }
+}
+
 fn is_empty_str(s: &str) -> bool {
     s.is_empty()
 }
@@ -362,6 +398,10 @@ pub struct RoutingConfig {
     /// not 0.
     #[serde(skip_serializing_if = "is_zero_u32")]
     pub up_down_root: u32,
+    /// General kernel, with `paths` other than "shortest": the table's entries widened into
+    /// adaptive-routing groups (LAG, TREE). Written only when not "table".
+    #[serde(skip_serializing_if = "ArGroups::is_table")]
+    pub groups: ArGroups,
     /// General kernel: how a switch picks among the ports on shortest paths. Written only
     /// when not "adaptive".
     #[serde(skip_serializing_if = "Selection::is_adaptive")]
@@ -521,6 +561,7 @@ impl Default for RoutingConfig {
         RoutingConfig {
             paths: Paths::Shortest,
             table: String::new(),
+            groups: ArGroups::Table,
             up_down_root: 0,
             selection: Selection::Adaptive,
             algorithm: RoutingAlgorithm::Min,
@@ -571,6 +612,8 @@ impl RoutingConfig {
             Some("routing.table")
         } else if self.up_down_root != 0 {
             Some("routing.up_down_root")
+        } else if !self.groups.is_table() {
+            Some("routing.groups")
         } else {
             None
         }
@@ -599,6 +642,15 @@ impl RoutingConfig {
             return Err(field_err(
                 "routing.table",
                 "is read only with routing.paths = \"table\": set that, or leave table out",
+            ));
+        }
+        if self.paths.is_shortest() && !self.groups.is_table() {
+            return Err(field_err(
+                "routing.groups",
+                format!(
+                    "\"{}\" widens the entries of a table (routing.paths = \"table\", \"up-down\" or \"dag\"); with every shortest path the groups already hold every minimal port (TREE): leave groups out, or set routing.paths",
+                    self.groups.name()
+                ),
             ));
         }
         if self.paths != Paths::UpDown && self.up_down_root != 0 {

@@ -57,6 +57,9 @@ pub enum Pick {
     /// From a pointer per switch and group on, the first port that can take the packet;
     /// the pointer moves past the port taken.
     RoundRobin,
+    /// The port a pointer per (switch, ingress port, group) names, kept by the ingress's
+    /// head packet until it leaves; the pointer moves past the port taken.
+    IngressRoundRobin,
 }
 
 #[derive(Debug)]
@@ -252,6 +255,10 @@ impl RouteTable {
             }
             (S::RoundRobin, _) => {
                 self.pick = Pick::RoundRobin;
+                return Ok(self);
+            }
+            (S::IngressRoundRobin, _) => {
+                self.pick = Pick::IngressRoundRobin;
                 return Ok(self);
             }
             (S::Random, _) => (Choice::Pair(seed), Vec::new()),

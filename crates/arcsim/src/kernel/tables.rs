@@ -752,12 +752,81 @@ pub fn for_config(
             )
         }
     };
+    let groups = match r.groups {
+        crate::config::ArGroups::Table => groups,
+        mode => widen(net, &groups, mode == crate::config::ArGroups::Lag),
+    };
     let vcs = (cfg.router.vcs_local, cfg.router.vcs_global);
     match route_table(net, groups, choice, vcs) {
         Ok(t) => Ok(Some(t)),
         Err(TableError::Routes(m)) => Err(field(key, m)),
         Err(TableError::Deadlock { key, message }) => Err(field(key, message)),
     }
+}
+
+/// The adaptive-routing groups of the InfiniBand adaptive-routing paper (Rocher-González
+/// et al.) built on the table `g`: with `lag`, each entry's group becomes every link port of
+/// the switch whose far end is a switch one of the entry's ports leads to (LAG: all ports to
+/// the same remote switch); otherwise (TREE) every link port of the switch on a minimal path
+/// to the destination's switch. Entries for the switch's own nodes and empty entries stay as
+/// they are; ports are listed in port order.
+pub fn widen(net: &Network, g: &Groups, lag: bool) -> Groups {
+    let n = net.num_routers();
+    // Switch distances to every switch (TREE only), by breadth-first search.
+    let dist: Vec<Vec<u32>> = if lag {
+        Vec::new()
+    } else {
+        (0..n)
+            .map(|d| {
+                let mut dist = vec![u32::MAX; n];
+                dist[d] = 0;
+                let mut queue = VecDeque::from([d]);
+                while let Some(s) = queue.pop_front() {
+                    for p in 0..net.radix(s) {
+                        if is_link(net, s, p) {
+                            let t = net.port(s, p).peer as usize;
+                            if dist[t] == u32::MAX {
+                                dist[t] = dist[s] + 1;
+                                queue.push_back(t);
+                            }
+                        }
+                    }
+                }
+                dist
+            })
+            .collect()
+    };
+    let mut lists = Vec::with_capacity(n * g.dests);
+    for s in 0..n {
+        for d in 0..g.dests {
+            let cur = g.get(s, d);
+            let dsw = g.dst_switch(net, d);
+            if cur.is_empty() || dsw == s {
+                lists.push(cur.to_vec());
+                continue;
+            }
+            let links = (0..net.radix(s)).filter(|&p| is_link(net, s, p));
+            let group: Vec<u16> = if lag {
+                let remote: Vec<u32> = cur.iter().map(|&p| net.port(s, p as usize).peer).collect();
+                links
+                    .filter(|&p| remote.contains(&net.port(s, p).peer))
+                    .map(|p| p as u16)
+                    .collect()
+            } else {
+                let here = dist[dsw][s];
+                links
+                    .filter(|&p| dist[dsw][net.port(s, p).peer as usize].saturating_add(1) == here)
+                    .map(|p| p as u16)
+                    .collect()
+            };
+            lists.push(if group.is_empty() {
+                cur.to_vec()
+            } else {
+                group
+            });
+        }
+    }
+    Groups::from_lists(g.by_node, g.dests, lists)
 }
 
 /// What is wrong with a table: its routes (unreachable destination, loop), or deadlock with

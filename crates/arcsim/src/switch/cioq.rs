@@ -88,6 +88,11 @@ pub struct Cioq {
     /// Per routing-table entry, the round-robin pointer into its group (empty unless
     /// `routing.selection = "round-robin"`).
     rr_group: Vec<u16>,
+    /// Pointers per routing-table entry under `ingress-round-robin`: one per local input
+    /// port (the control queue last), `rr_stride` of them per entry (1 otherwise).
+    rr_stride: usize,
+    /// The local input port whose head `choose_output` is looking at.
+    cur_input: u32,
     // Scratch, per local port of the switch being allocated.
     requests: Vec<(u32, Request)>,
     input_done: Vec<bool>,
@@ -250,11 +255,17 @@ impl Cioq {
             control_capacity: cfg.switch.output_buffer,
             inputs: PortSet::new((0..net.num_routers()).map(|s| net.radix(s))),
             outputs: PortSet::new((0..net.num_routers()).map(|s| net.radix(s))),
-            rr_group: if k.route.pick == Pick::RoundRobin {
-                vec![0; k.route.entries()]
-            } else {
-                Vec::new()
+            rr_group: match k.route.pick {
+                Pick::RoundRobin => vec![0; k.route.entries()],
+                Pick::IngressRoundRobin => vec![0; k.route.entries() * (max_radix + 1)],
+                _ => Vec::new(),
             },
+            rr_stride: if k.route.pick == Pick::IngressRoundRobin {
+                max_radix + 1
+            } else {
+                1
+            },
+            cur_input: 0,
             requests: Vec::with_capacity(max_radix + 1),
             input_done: vec![false; max_radix + 1],
             output_done: vec![false; max_radix],
@@ -421,6 +432,11 @@ impl Cioq {
                 }
                 Err(wake)
             }
+            Pick::IngressRoundRobin => {
+                let e = route.entry(s, p.dst_switch as usize, p.dst);
+                let c = self.rr_group[e * self.rr_stride + self.cur_input as usize] as usize % n;
+                take(ports[c] as usize).map(|(o, v)| (o, v, c as u16))
+            }
             Pick::LeastLoaded => {
                 let start = route.first_choice(s, p.src, p.dst, n);
                 let mut wake = u64::MAX;
@@ -474,6 +490,7 @@ impl Cioq {
             // The control queue: an input of its own (index `radix`), first.
             if let Some(&pkt) = self.control[s].front() {
                 if !self.input_done[radix] && self.control_busy[s] <= k.now {
+                    self.cur_input = radix as u32;
                     if let Ok((out, next_vc, choice)) = self.choose_output(k, s, base, pkt, 0) {
                         let r = Request {
                             out,
@@ -512,6 +529,7 @@ impl Cioq {
                     if pkt == NONE {
                         continue;
                     }
+                    self.cur_input = i as u32;
                     match self.choose_output(k, s, base, pkt, v as u16) {
                         Ok((out, next_vc, choice)) => {
                             let r = Request {
@@ -582,7 +600,12 @@ impl Cioq {
             let p = k.pool.get(pkt);
             let e = k.route.entry(s, p.dst_switch as usize, p.dst);
             let n = k.route.group_at(e).len();
-            self.rr_group[e] = ((r.choice as usize + 1) % n) as u16;
+            let slot = if self.rr_stride > 1 {
+                e * self.rr_stride + i
+            } else {
+                e
+            };
+            self.rr_group[slot] = ((r.choice as usize + 1) % n) as u16;
         }
         let p = k.pool.get_mut(pkt);
         let len = p.len as u64;
