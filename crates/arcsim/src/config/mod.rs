@@ -4,6 +4,7 @@
 //! (topology feasibility, loads, buffer sizes, VC counts) so that a bad file stops before the
 //! simulation starts, with a message naming the field and what is allowed.
 
+pub mod collective;
 mod flow_control;
 pub mod flow_file;
 mod graph;
@@ -21,6 +22,7 @@ mod traffic;
 mod trees;
 pub mod units;
 
+pub use collective::{CollectiveFlows, CollectiveKind, CollectiveSpec};
 pub use flow_control::*;
 pub use graph::*;
 pub use nic::*;
@@ -59,6 +61,10 @@ pub struct Config {
     pub nic: NicConfig,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowSpec>,
+    /// Collective operations, each run as flows with dependencies after `flows`
+    /// ([`collective`]; general kernel).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub collectives: Vec<CollectiveSpec>,
     /// Physical units: what a cycle and a phit are ([`units`]).
     #[serde(skip_serializing_if = "UnitsConfig::is_default")]
     pub units: UnitsConfig,
@@ -348,6 +354,9 @@ impl Config {
         if !self.flows.is_empty() {
             return Err(field_err("flows", cioq));
         }
+        if !self.collectives.is_empty() {
+            return Err(field_err("collectives", cioq));
+        }
         if !self.routing.selection.is_adaptive() {
             return Err(field_err("routing.selection", cioq));
         }
@@ -410,7 +419,7 @@ impl Config {
             ));
         }
         self.routing.validate_paths(self.topology.kind)?;
-        let flows_only = !self.flows.is_empty() && self.traffic.load == 0.0;
+        let flows_only = self.has_flows() && self.traffic.load == 0.0;
         if !flows_only {
             if self.traffic.burst_packets > 0 {
                 return Err(field_err(
@@ -431,14 +440,48 @@ impl Config {
                     .validate_flat(self.topology.flat_nodes().unwrap_or(0))?,
             }
         }
-        let nodes = match self.topology.kind {
+        let nodes = self.node_count();
+        let (flows, _) = self.kernel_flows_checked(nodes)?;
+        validate_flows(&flows, nodes)?;
+        Ok(())
+    }
+
+    /// Whether the run has explicit flows: `[[flows]]` or `[[collectives]]`.
+    pub fn has_flows(&self) -> bool {
+        !self.flows.is_empty() || !self.collectives.is_empty()
+    }
+
+    /// The number of nodes of the network (0 when its topology is not valid).
+    fn node_count(&self) -> u64 {
+        match self.topology.kind {
             TopologyKind::Dragonfly => {
                 (self.topology.p * self.topology.a * self.topology.num_groups()) as u64
             }
             _ => self.topology.flat_nodes().unwrap_or(0) as u64,
-        };
-        validate_flows(&self.flows, nodes)?;
-        Ok(())
+        }
+    }
+
+    /// The flows the general kernel runs: `[[flows]]`, then the flows of every collective,
+    /// with where each collective's flows are. The configuration must be valid
+    /// ([`Config::validate`]).
+    pub fn kernel_flows(&self) -> (std::borrow::Cow<'_, [FlowSpec]>, Vec<CollectiveFlows>) {
+        if self.collectives.is_empty() {
+            return (std::borrow::Cow::Borrowed(&self.flows), Vec::new());
+        }
+        let (flows, layout) = self
+            .kernel_flows_checked(self.node_count())
+            .expect("collectives checked by Config::validate");
+        (std::borrow::Cow::Owned(flows), layout)
+    }
+
+    fn kernel_flows_checked(
+        &self,
+        nodes: u64,
+    ) -> Result<(Vec<FlowSpec>, Vec<CollectiveFlows>), ConfigError> {
+        let (mut flows, layout) = collective::expand(&self.collectives, self.flows.len(), nodes)?;
+        let mut all = self.flows.clone();
+        all.append(&mut flows);
+        Ok((all, layout))
     }
 }
 
