@@ -92,6 +92,12 @@ fn an_idle_collective_takes_its_steps_times_a_message_latency() {
             "kind = \"allreduce\"\nalgorithm = \"rabenseifner\"\nsize = 32",
             vec![16, 8, 8, 16],
         ),
+        // Ring allreduce: 2(n - 1) steps of a block of size / n.
+        (
+            4,
+            "kind = \"allreduce\"\nalgorithm = \"ring\"\nsize = 32",
+            vec![8; 6],
+        ),
     ];
     for (n, text, steps) in cases {
         let r = run(&one_switch(*n, text));

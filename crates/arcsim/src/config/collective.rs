@@ -25,6 +25,9 @@
 //!   partner at distance 1, 2, 4, ... and half the data of the step before: size/2, size/4,
 //!   ..., size/n'), then an allgather by recursive doubling (the same exchanges in reverse,
 //!   size/n' up to size/2); the same pairing as above for n ≠ n'.
+//! - allreduce, `ring`: the vector cut into n blocks, a reduce-scatter and then an allgather
+//!   around the ring: 2(n − 1) steps of one block (size/n) to r + 1 (OpenMPI's choice for
+//!   large vectors).
 //!
 //! Sizes are in phits; a piece of a message (a block of Rabenseifner) is rounded up to a
 //! whole phit, so that no step sends nothing.
@@ -58,7 +61,11 @@ impl CollectiveKind {
     pub fn algorithms(self) -> &'static [Algorithm] {
         match self {
             CollectiveKind::AllToAll => &[Algorithm::Pairwise],
-            CollectiveKind::Allreduce => &[Algorithm::RecursiveDoubling, Algorithm::Rabenseifner],
+            CollectiveKind::Allreduce => &[
+                Algorithm::RecursiveDoubling,
+                Algorithm::Rabenseifner,
+                Algorithm::Ring,
+            ],
             CollectiveKind::Allgather => &[Algorithm::Ring, Algorithm::RecursiveDoubling],
         }
     }
@@ -74,7 +81,8 @@ pub enum Algorithm {
     RecursiveDoubling,
     /// Allreduce: reduce-scatter by recursive halving, then allgather by recursive doubling.
     Rabenseifner,
-    /// Allgather: every block travels around a ring.
+    /// Allgather: every block travels around a ring; allreduce: a reduce-scatter and an
+    /// allgather around the ring.
     Ring,
 }
 
@@ -163,6 +171,14 @@ pub fn schedule(spec: &CollectiveSpec, n: usize, key: &str) -> Result<Vec<Step>,
         (CollectiveKind::Allgather, Algorithm::Ring) => {
             for _ in 1..n {
                 steps.push((0..n).map(|r| (r, (r + 1) % n, s)).collect());
+            }
+        }
+        (CollectiveKind::Allreduce, Algorithm::Ring) => {
+            // A reduce-scatter then an allgather around the ring, the vector cut into n
+            // blocks: 2(n - 1) steps of one block to r + 1.
+            let block = s.div_ceil(n as u64).max(1);
+            for _ in 0..2 * (n - 1) {
+                steps.push((0..n).map(|r| (r, (r + 1) % n, block)).collect());
             }
         }
         (CollectiveKind::Allgather, Algorithm::RecursiveDoubling) => {
@@ -385,6 +401,13 @@ mod tests {
             counts(&spec(K::Allreduce, Some(A::Rabenseifner)), 4),
             (16, 4, 12, 24)
         );
+        // Ring allreduce: 2(n - 1) steps of one block.
+        assert_eq!(
+            counts(&spec(K::Allreduce, Some(A::Ring)), 4),
+            (24, 6, 20, 40)
+        );
+        let (f, _) = expand(&[spec(K::Allreduce, Some(A::Ring))], 0, 8).unwrap();
+        assert_eq!((f.len(), f[0].size, f[0].dst), (112, 1, 1));
     }
 
     #[test]
