@@ -537,6 +537,21 @@ pub fn summary_text(r: &RunResult) -> String {
             f.src, f.dst, f.throughput, f.messages_delivered
         );
     }
+    for (i, c) in r.collectives.iter().enumerate() {
+        let time = match (c.completion_cycles, &r.units) {
+            (Some(t), Some(u)) => format!(
+                "completed in {t} cycles = {:.3} us",
+                t as f64 * u.cycle_ns / 1e3
+            ),
+            (Some(t), None) => format!("completed in {t} cycles"),
+            (None, _) => format!("did not complete (completion time {})", show::MISSING),
+        };
+        let _ = writeln!(
+            s,
+            "collective {i:<5} {}, {} ranks, {} phits, {} steps: {time}",
+            c.name, c.ranks, c.size, c.steps
+        );
+    }
     let _ = writeln!(
         s,
         "speed           {} cycles in {:.2} s = {:.0} cycles/s, {:.2e} packet-hops/s",

@@ -15,9 +15,12 @@
 //!   the hop histograms of every panel (Figs. 8, 11, 13).
 //! - `transient`: latency per generation window around a change of traffic (Fig. 7).
 //! - `injection`: packets injected per router in chosen groups (Fig. 12).
+//! - `collective`: completion time of `[[collectives]]` against message size (the
+//!   InfiniBand adaptive-routing paper's Figs. 13-15).
 
 mod burst;
 mod claims;
+mod collective;
 mod injection;
 mod spec;
 pub mod store;
@@ -219,6 +222,7 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
         Kind::Burst => burst::write(finished, &mut report)?,
         Kind::Transient => transient::write(finished, &mut report)?,
         Kind::Injection => injection::write(finished, &mut report)?,
+        Kind::Collective => collective::write(finished, &mut report)?,
     }
     if let Some(p) = &spec.paper {
         writeln!(report, "\npaper: {}", p.trim())?;

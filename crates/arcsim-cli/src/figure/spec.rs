@@ -16,6 +16,8 @@ pub enum Kind {
     Burst,
     Transient,
     Injection,
+    /// Completion time of `[[collectives]]` against message size (collective.rs).
+    Collective,
 }
 
 /// A figure specification file.
@@ -37,6 +39,9 @@ pub struct Spec {
     /// ranges and single loads.
     #[serde(default)]
     pub loads: Option<String>,
+    /// Collective figures: message sizes with a unit ("1 B", "1 MiB").
+    #[serde(default)]
+    pub sizes: Vec<String>,
     /// Burst figures: the curve every consumption time is divided by (default: the first).
     #[serde(default)]
     pub baseline: Option<String>,
@@ -305,6 +310,9 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
             (spec.loads.as_ref(), "loads".to_string())
         };
         match (spec.kind, given) {
+            (Kind::Collective, None) => {
+                loads.push(super::collective::sizes(&spec.sizes, path)?);
+            }
             (Kind::Sweep, Some(l)) => loads.push(parse(l, &what)?),
             (Kind::Sweep, None) => bail!(
                 "{}: a sweep figure needs loads = \"START:STOP:STEP\" (for the figure or for panel {})",
@@ -318,6 +326,9 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
                 spec.kind
             ),
         }
+    }
+    if spec.kind != Kind::Collective && !spec.sizes.is_empty() {
+        bail!("{}: sizes apply to collective figures only", path.display());
     }
     if spec.kind != Kind::Burst && spec.baseline.is_some() {
         bail!("{}: baseline applies to burst figures only", path.display());
@@ -383,7 +394,7 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
     let scale_sets: &[String] = chosen.map(|s| s.set.as_slice()).unwrap_or_default();
     let mut out = Vec::new();
     for (pi, (pname, _)) in plan.panels.iter().enumerate() {
-        let loads: Vec<Option<f64>> = if spec.kind == Kind::Sweep {
+        let loads: Vec<Option<f64>> = if matches!(spec.kind, Kind::Sweep | Kind::Collective) {
             plan.loads[pi].iter().copied().map(Some).collect()
         } else {
             vec![None]
@@ -403,11 +414,16 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
                 sets.extend(scale_sets.iter().cloned());
                 sets.extend(scale_panel_sets.iter().cloned());
                 sets.extend(cli_sets.iter().cloned());
-                if let Some(l) = load {
+                if let (Some(l), Kind::Sweep) = (load, spec.kind) {
                     sets.push(format!("traffic.load={l}"));
                 }
-                let cfg = finish(tree.clone(), &sets)
+                let mut cfg = finish(tree.clone(), &sets)
                     .with_context(|| format!("panel {pname}, curve {}", curve.label))?;
+                if let (Some(bytes), Kind::Collective) = (load, spec.kind) {
+                    super::collective::set_size(&mut cfg, *bytes)
+                        .and_then(|()| Ok(arcsim::validate(&cfg)?))
+                        .with_context(|| format!("panel {pname}, curve {}", curve.label))?;
+                }
                 if spec.kind == Kind::Burst && cfg.traffic.burst_packets == 0 {
                     // It would run at traffic.load for a fixed window and report a
                     // consumption time of NaN.
