@@ -54,12 +54,12 @@ fn the_collective_example_reports_its_completion_time() {
 #[test]
 fn the_infiniband_collective_figures_expand_to_their_simulations() {
     let dir = temp_dir("cli-collective-specs");
-    // 11 sizes x 4 curves (x 3 panels for allreduce; 3 curves on 4L alone).
+    // 11 sizes x 6 curves (x 3 panels for allreduce; 4 curves on 4L alone).
     for (name, want) in [
-        ("fig13-alltoall.toml", 44),
-        ("fig13-alltoall-4l-lft.toml", 33),
-        ("fig14-allreduce.toml", 132),
-        ("fig15-allgather.toml", 44),
+        ("fig13-alltoall.toml", 66),
+        ("fig13-alltoall-4l-lft.toml", 44),
+        ("fig14-allreduce.toml", 198),
+        ("fig15-allgather.toml", 66),
     ] {
         let spec = root().join("experiments/infiniband").join(name);
         let out = arcsim(&dir, &["figure", spec.to_str().unwrap(), "--dry-run"]);
