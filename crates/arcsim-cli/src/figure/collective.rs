@@ -254,10 +254,8 @@ pub(super) fn validate(c: &Claim, curves: &[&str]) -> std::result::Result<(), St
     let versus_needed = matches!(c.metric, Metric::Reduction | Metric::MaxDifference);
     let collective = size_needed || versus_needed;
     match (&c.size, collective) {
-        (Some(s), true) => {
-            if arcsim::config::units::bytes_of(s).is_none() {
-                return Err(format!("size = '{s}' is not a size such as \"1 MiB\""));
-            }
+        (Some(s), true) if arcsim::config::units::bytes_of(s).is_none() => {
+            return Err(format!("size = '{s}' is not a size such as \"1 MiB\""));
         }
         (None, _) if size_needed => {
             return Err(format!(

@@ -462,16 +462,13 @@ impl Config {
     }
 
     /// The flows the general kernel runs: `[[flows]]`, then the flows of every collective,
-    /// with where each collective's flows are. The configuration must be valid
-    /// ([`Config::validate`]).
-    pub fn kernel_flows(&self) -> (std::borrow::Cow<'_, [FlowSpec]>, Vec<CollectiveFlows>) {
+    /// with where each collective's flows are; an error names the collective's key.
+    pub fn kernel_flows(&self) -> Result<KernelFlows<'_>, ConfigError> {
         if self.collectives.is_empty() {
-            return (std::borrow::Cow::Borrowed(&self.flows), Vec::new());
+            return Ok((std::borrow::Cow::Borrowed(&self.flows), Vec::new()));
         }
-        let (flows, layout) = self
-            .kernel_flows_checked(self.node_count())
-            .expect("collectives checked by Config::validate");
-        (std::borrow::Cow::Owned(flows), layout)
+        let (flows, layout) = self.kernel_flows_checked(self.node_count())?;
+        Ok((std::borrow::Cow::Owned(flows), layout))
     }
 
     fn kernel_flows_checked(
@@ -484,6 +481,9 @@ impl Config {
         Ok((all, layout))
     }
 }
+
+/// The flows of a kernel run and where each collective's are ([`Config::kernel_flows`]).
+pub type KernelFlows<'a> = (std::borrow::Cow<'a, [FlowSpec]>, Vec<CollectiveFlows>);
 
 /// At most this many errors are reported for one configuration.
 pub const MAX_REPORTED_ERRORS: usize = 20;

@@ -984,7 +984,7 @@ impl Kernel {
         // Transfers end by when the tail arrived or len / speedup cycles later; links and
         // signals take at most the longest latency.
         let horizon = max_lat + 2 * len + 4;
-        let (specs, collectives) = cfg.kernel_flows();
+        let (specs, collectives) = cfg.kernel_flows()?;
         let mut flows: Vec<FlowState> = specs
             .iter()
             .map(|f| FlowState::new(f, rc.packet_length))
