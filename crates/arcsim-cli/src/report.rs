@@ -526,7 +526,12 @@ pub fn summary_text(r: &RunResult) -> String {
             r.accepted_load * u.link_gbps
         );
     }
-    for (i, f) in r.flows.iter().enumerate() {
+    // The flows of collectives are summed up per collective below (result.json has each).
+    let own = r
+        .collectives
+        .first()
+        .map_or(r.flows.len(), |c| c.first_flow as usize);
+    for (i, f) in r.flows.iter().enumerate().take(own) {
         let done = match f.completed {
             Some(c) => format!("  completed at cycle {c}"),
             None => String::new(),
@@ -548,8 +553,8 @@ pub fn summary_text(r: &RunResult) -> String {
         };
         let _ = writeln!(
             s,
-            "collective {i:<5} {}, {} ranks, {} phits, {} steps: {time}",
-            c.name, c.ranks, c.size, c.steps
+            "collective {i:<5} {}, {} ranks, {} phits, {} steps ({} flows from flow {}): {time}",
+            c.name, c.ranks, c.size, c.steps, c.flow_count, c.first_flow
         );
     }
     let _ = writeln!(

@@ -28,8 +28,10 @@ fn the_collective_example_reports_its_completion_time() {
     let stdout = text(&out.stdout);
     assert!(
         stdout.contains("collective 0")
-            && stdout
-                .contains("allreduce (rabenseifner), 12 ranks, 2048 phits, 8 steps: completed in")
+            && stdout.contains(
+                "allreduce (rabenseifner), 12 ranks, 2048 phits, 8 steps (56 flows from flow 0): completed in"
+            )
+            && !stdout.contains("flow 0 ")
             && stdout.contains(" us"),
         "{stdout}"
     );
