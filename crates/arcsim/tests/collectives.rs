@@ -253,6 +253,14 @@ fn bad_collectives_name_the_key() {
     let r = run(&one_switch(3, "kind = \"allreduce\"\nsize = 4"));
     assert_eq!(r.collectives[0].steps, 3);
     assert!(r.collectives[0].completion_cycles.is_some());
+    // Built without validation first: an error naming the key, not a panic.
+    let mut c = Config::from_toml_str(&one_switch(4, "kind = \"all-to-all\"\nsize = 4")).unwrap();
+    c.collectives[0].nodes = vec![0, 99];
+    let e = arcsim::build(&c)
+        .err()
+        .expect("node 99 does not exist")
+        .to_string();
+    assert!(e.contains("collectives[0].nodes"), "{e}");
     // The dragonfly engine reads no collectives.
     let e = Config::from_toml_str("[[collectives]]\nkind = \"all-to-all\"\nsize = 4\n")
         .unwrap()
