@@ -526,7 +526,12 @@ pub fn summary_text(r: &RunResult) -> String {
             r.accepted_load * u.link_gbps
         );
     }
-    for (i, f) in r.flows.iter().enumerate() {
+    // The flows of collectives are summed up per collective below (result.json has each).
+    let own = r
+        .collectives
+        .first()
+        .map_or(r.flows.len(), |c| c.first_flow as usize);
+    for (i, f) in r.flows.iter().enumerate().take(own) {
         let done = match f.completed {
             Some(c) => format!("  completed at cycle {c}"),
             None => String::new(),
@@ -535,6 +540,21 @@ pub fn summary_text(r: &RunResult) -> String {
             s,
             "flow {i:<10} {} -> {}  throughput {:.4} phits/cycle  {} messages{done}",
             f.src, f.dst, f.throughput, f.messages_delivered
+        );
+    }
+    for (i, c) in r.collectives.iter().enumerate() {
+        let time = match (c.completion_cycles, &r.units) {
+            (Some(t), Some(u)) => format!(
+                "completed in {t} cycles = {:.3} us",
+                t as f64 * u.cycle_ns / 1e3
+            ),
+            (Some(t), None) => format!("completed in {t} cycles"),
+            (None, _) => format!("did not complete (completion time {})", show::MISSING),
+        };
+        let _ = writeln!(
+            s,
+            "collective {i:<5} {}, {} ranks, {} phits, {} steps ({} flows from flow {}): {time}",
+            c.name, c.ranks, c.size, c.steps, c.flow_count, c.first_flow
         );
     }
     let _ = writeln!(

@@ -64,6 +64,13 @@ pub struct Claim {
     /// this many times or more.
     #[serde(default)]
     pub entries: Option<u32>,
+    /// Collective figures: the message size of `completion` and `reduction`, the smallest
+    /// size `max-difference` considers ("1 MiB").
+    #[serde(default)]
+    pub size: Option<String>,
+    /// Collective figures: the curve `reduction` and `max-difference` compare with.
+    #[serde(default)]
+    pub versus: Option<String>,
     /// Checked only on a network with this many global links per router (the paper's
     /// numbers that hold for its network alone, e.g. "about 0.36" at h = 6).
     #[serde(default)]
@@ -144,6 +151,14 @@ pub enum Metric {
     /// Flow figures: the share of the measured cycles the port had data waiting without
     /// credits (a congestion branch).
     BranchTime,
+    /// Collectives: completion time (µs with units, else cycles) at `size`.
+    Completion,
+    /// Collectives: (T_versus − T_curve) / T_versus at `size`: how much shorter the curve's
+    /// completion time is than `versus`'s.
+    Reduction,
+    /// Collectives: the largest |T_curve − T_versus| / T_versus over the sizes (from
+    /// `size` up, when given).
+    MaxDifference,
 }
 
 /// A latency more than this many times the latency at the lowest load has "risen".
@@ -169,6 +184,7 @@ impl Metric {
             | Metric::PortShare
             | Metric::RootTime
             | Metric::BranchTime => Kind::Flows,
+            Metric::Completion | Metric::Reduction | Metric::MaxDifference => Kind::Collective,
         }
     }
 
@@ -196,10 +212,13 @@ impl Metric {
             Metric::PortShare => "port-share",
             Metric::RootTime => "root-time",
             Metric::BranchTime => "branch-time",
+            Metric::Completion => "completion",
+            Metric::Reduction => "reduction",
+            Metric::MaxDifference => "max-difference",
         }
     }
 
-    fn describe(self, c: &Claim) -> String {
+    pub(super) fn describe(self, c: &Claim) -> String {
         let (load, hops) = (c.load, c.hops);
         let at = load.map(|l| format!(" at load {l}")).unwrap_or_default();
         match self {
@@ -231,6 +250,23 @@ impl Metric {
             Metric::MisrouteDip => "dip of the misrouted share after the change".into(),
             Metric::ThroughputFall => "fall of the accepted load from its best window".into(),
             Metric::GroupRatio => "injected by the last group over the first".into(),
+            Metric::Completion => format!(
+                "completion time at {}",
+                c.size.as_deref().unwrap_or_default()
+            ),
+            Metric::Reduction => format!(
+                "completion time below {}'s at {}",
+                c.versus.as_deref().unwrap_or_default(),
+                c.size.as_deref().unwrap_or_default()
+            ),
+            Metric::MaxDifference => format!(
+                "largest difference from {}{}",
+                c.versus.as_deref().unwrap_or_default(),
+                c.size
+                    .as_deref()
+                    .map(|s| format!(" from {s} up"))
+                    .unwrap_or_else(|| " over all sizes".into())
+            ),
             _ => super::flows::describe(c),
         }
     }
@@ -375,7 +411,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         };
         if c.metric.kind() != spec.kind {
             bail!(
-                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio; flows: flow-share, jain, variance, port-share, root-time, branch-time)",
+                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio; flows: flow-share, jain, variance, port-share, root-time, branch-time; collectives: completion, reduction, max-difference)",
                 what(),
                 c.metric.name(),
                 kind_name(c.metric.kind()),
@@ -446,6 +482,8 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
             (_, Some(_)) => bail!("{}: entries applies to the metric many-entries only", what()),
         }
         super::flows::validate(c, &what)?;
+        let labels: Vec<&str> = spec.curve.iter().map(|k| k.label.as_str()).collect();
+        super::collective::validate(c, &labels).map_err(|e| anyhow::anyhow!("{}: {e}", what()))?;
         let tests = c.tests().len();
         if tests != 1 {
             bail!(
@@ -490,6 +528,7 @@ fn kind_name(k: Kind) -> &'static str {
         Kind::Transient => "transient",
         Kind::Injection => "injection",
         Kind::Flows => "flows",
+        Kind::Collective => "collective",
     }
 }
 
@@ -527,6 +566,8 @@ pub(super) struct Tables {
     injected: BTreeMap<(String, String), Vec<(u64, f64)>>,
     /// Flow figures: their windows and ports.
     flows: super::flows::FlowTables,
+    /// Collective figures: (panel, curve) -> (size, completion time) per size.
+    collective: super::collective::Times,
 }
 
 #[derive(Deserialize)]
@@ -577,7 +618,7 @@ struct SweepRow {
 }
 
 /// A CSV cell holding a number, or "-" (or nothing) for a missing measurement.
-fn number_or_missing<'de, D: serde::Deserializer<'de>>(
+pub(super) fn number_or_missing<'de, D: serde::Deserializer<'de>>(
     d: D,
 ) -> std::result::Result<Option<f64>, D::Error> {
     let s = String::deserialize(d)?;
@@ -707,6 +748,9 @@ impl Tables {
                     });
                 }
             }
+            Kind::Collective => {
+                t.collective = super::collective::read(&plan.panels, out)?;
+            }
             Kind::Injection => {
                 t.injected = grouped(per_panel::<InjectedRow>(plan, out, "injected.csv")?, |r| {
                     (r.curve, (r.group, r.injected))
@@ -821,6 +865,9 @@ impl Tables {
                         format!("{curve} has too few throughput windows in panel {p}")
                     })?;
                 Ok(throughput_fall(windows))
+            }
+            Metric::Completion | Metric::Reduction | Metric::MaxDifference => {
+                super::collective::value(&self.collective, c, p, curve)
             }
             Metric::GroupRatio => {
                 let routers = self

@@ -18,8 +18,12 @@
 //! - `flows`: per-flow throughput over time, with phase means, Jain index and port
 //!   counters (the InfiniBand adaptive-routing paper's figures).
 
+//! - `collective`: completion time of `[[collectives]]` against message size (the
+//!   InfiniBand adaptive-routing paper's Figs. 13-15).
+
 mod burst;
 mod claims;
+mod collective;
 mod flows;
 mod injection;
 mod spec;
@@ -223,6 +227,7 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
         Kind::Transient => transient::write(finished, &mut report)?,
         Kind::Injection => injection::write(finished, &mut report)?,
         Kind::Flows => flows::write(finished, &mut report)?,
+        Kind::Collective => collective::write(finished, &mut report)?,
     }
     if let Some(p) = &spec.paper {
         writeln!(report, "\npaper: {}", p.trim())?;

@@ -17,6 +17,8 @@ pub enum Kind {
     Transient,
     Injection,
     Flows,
+    /// Completion time of `[[collectives]]` against message size (collective.rs).
+    Collective,
 }
 
 /// A figure specification file.
@@ -38,6 +40,9 @@ pub struct Spec {
     /// ranges and single loads.
     #[serde(default)]
     pub loads: Option<String>,
+    /// Collective figures: message sizes with a unit ("1 B", "1 MiB").
+    #[serde(default)]
+    pub sizes: Vec<String>,
     /// Burst figures: the curve every consumption time is divided by (default: the first).
     #[serde(default)]
     pub baseline: Option<String>,
@@ -306,6 +311,9 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
             (spec.loads.as_ref(), "loads".to_string())
         };
         match (spec.kind, given) {
+            (Kind::Collective, None) => {
+                loads.push(super::collective::sizes(&spec.sizes, path)?);
+            }
             (Kind::Sweep, Some(l)) => loads.push(parse(l, &what)?),
             (Kind::Sweep, None) => bail!(
                 "{}: a sweep figure needs loads = \"START:STOP:STEP\" (for the figure or for panel {})",
@@ -319,6 +327,9 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
                 spec.kind
             ),
         }
+    }
+    if spec.kind != Kind::Collective && !spec.sizes.is_empty() {
+        bail!("{}: sizes apply to collective figures only", path.display());
     }
     if spec.kind != Kind::Burst && spec.baseline.is_some() {
         bail!("{}: baseline applies to burst figures only", path.display());
@@ -384,7 +395,7 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
     let scale_sets: &[String] = chosen.map(|s| s.set.as_slice()).unwrap_or_default();
     let mut out = Vec::new();
     for (pi, (pname, _)) in plan.panels.iter().enumerate() {
-        let loads: Vec<Option<f64>> = if spec.kind == Kind::Sweep {
+        let loads: Vec<Option<f64>> = if matches!(spec.kind, Kind::Sweep | Kind::Collective) {
             plan.loads[pi].iter().copied().map(Some).collect()
         } else {
             vec![None]
@@ -404,17 +415,23 @@ pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Res
                 sets.extend(scale_sets.iter().cloned());
                 sets.extend(scale_panel_sets.iter().cloned());
                 sets.extend(cli_sets.iter().cloned());
-                if let Some(l) = load {
+                if let (Some(l), Kind::Sweep) = (load, spec.kind) {
                     sets.push(format!("traffic.load={l}"));
                 }
                 // A file named in the spec (not on the command line) is read from the
                 // spec's folder, as the base configuration's files are from its own.
-                let spec_sets = sets.len() - cli_sets.len() - load.is_some() as usize;
+                let load_set = matches!((load, spec.kind), (Some(_), Kind::Sweep)) as usize;
+                let spec_sets = sets.len() - cli_sets.len() - load_set;
                 for s in &mut sets[..spec_sets] {
                     *s = spec_relative(s, &plan.dir);
                 }
-                let cfg = finish(tree.clone(), &sets)
+                let mut cfg = finish(tree.clone(), &sets)
                     .with_context(|| format!("panel {pname}, curve {}", curve.label))?;
+                if let (Some(bytes), Kind::Collective) = (load, spec.kind) {
+                    super::collective::set_size(&mut cfg, *bytes)
+                        .and_then(|()| Ok(arcsim::validate(&cfg)?))
+                        .with_context(|| format!("panel {pname}, curve {}", curve.label))?;
+                }
                 if spec.kind == Kind::Burst && cfg.traffic.burst_packets == 0 {
                     // It would run at traffic.load for a fixed window and report a
                     // consumption time of NaN.

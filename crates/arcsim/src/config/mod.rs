@@ -4,6 +4,7 @@
 //! (topology feasibility, loads, buffer sizes, VC counts) so that a bad file stops before the
 //! simulation starts, with a message naming the field and what is allowed.
 
+pub mod collective;
 mod flow_control;
 pub mod flow_file;
 mod graph;
@@ -22,6 +23,7 @@ mod traffic;
 mod trees;
 pub mod units;
 
+pub use collective::{CollectiveFlows, CollectiveKind, CollectiveSpec};
 pub use flow_control::*;
 pub use graph::*;
 pub use link_classes::{LinkClassConfig, LinkClasses, LINK_CLASS_NAMES};
@@ -61,6 +63,10 @@ pub struct Config {
     pub nic: NicConfig,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowSpec>,
+    /// Collective operations, each run as flows with dependencies after `flows`
+    /// ([`collective`]; general kernel).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub collectives: Vec<CollectiveSpec>,
     /// Physical units: what a cycle and a phit are ([`units`]).
     #[serde(skip_serializing_if = "UnitsConfig::is_default")]
     pub units: UnitsConfig,
@@ -343,7 +349,7 @@ impl Config {
     /// has flows and a load of 0 before and after any change.
     pub fn synthetic_traffic(&self) -> bool {
         let change_load = self.traffic.change.as_ref().and_then(|c| c.load);
-        self.flows.is_empty() || self.traffic.load != 0.0 || change_load.unwrap_or(0.0) != 0.0
+        !self.has_flows() || self.traffic.load != 0.0 || change_load.unwrap_or(0.0) != 0.0
     }
 
     /// The IQ dragonfly engine reads none of the kernel's sections: each set is an error
@@ -366,6 +372,9 @@ impl Config {
         }
         if !self.flows.is_empty() {
             return Err(field_err("flows", cioq));
+        }
+        if !self.collectives.is_empty() {
+            return Err(field_err("collectives", cioq));
         }
         if !self.routing.selection.is_adaptive() {
             return Err(field_err("routing.selection", cioq));
@@ -447,7 +456,7 @@ impl Config {
             // Flows alone until a change of load: the first phase generates nothing, so its
             // load of 0 is checked as any valid load would be.
             let mut traffic = std::borrow::Cow::Borrowed(&self.traffic);
-            if self.traffic.load == 0.0 && !self.flows.is_empty() {
+            if self.traffic.load == 0.0 && self.has_flows() {
                 traffic.to_mut().load = 1.0;
             }
             match self.topology.kind {
@@ -455,16 +464,50 @@ impl Config {
                 _ => traffic.validate_flat(self.topology.flat_nodes().unwrap_or(0))?,
             }
         }
-        let nodes = match self.topology.kind {
+        let nodes = self.node_count();
+        let (flows, _) = self.kernel_flows_checked(nodes)?;
+        validate_flows(&flows, nodes)?;
+        Ok(())
+    }
+
+    /// Whether the run has explicit flows: `[[flows]]` or `[[collectives]]`.
+    pub fn has_flows(&self) -> bool {
+        !self.flows.is_empty() || !self.collectives.is_empty()
+    }
+
+    /// The number of nodes of the network (0 when its topology is not valid).
+    fn node_count(&self) -> u64 {
+        match self.topology.kind {
             TopologyKind::Dragonfly => {
                 (self.topology.p * self.topology.a * self.topology.num_groups()) as u64
             }
             _ => self.topology.flat_nodes().unwrap_or(0) as u64,
-        };
-        validate_flows(&self.flows, nodes)?;
-        Ok(())
+        }
+    }
+
+    /// The flows the general kernel runs: `[[flows]]`, then the flows of every collective,
+    /// with where each collective's flows are; an error names the collective's key.
+    pub fn kernel_flows(&self) -> Result<KernelFlows<'_>, ConfigError> {
+        if self.collectives.is_empty() {
+            return Ok((std::borrow::Cow::Borrowed(&self.flows), Vec::new()));
+        }
+        let (flows, layout) = self.kernel_flows_checked(self.node_count())?;
+        Ok((std::borrow::Cow::Owned(flows), layout))
+    }
+
+    fn kernel_flows_checked(
+        &self,
+        nodes: u64,
+    ) -> Result<(Vec<FlowSpec>, Vec<CollectiveFlows>), ConfigError> {
+        let (mut flows, layout) = collective::expand(&self.collectives, self.flows.len(), nodes)?;
+        let mut all = self.flows.clone();
+        all.append(&mut flows);
+        Ok((all, layout))
     }
 }
+
+/// The flows of a kernel run and where each collective's are ([`Config::kernel_flows`]).
+pub type KernelFlows<'a> = (std::borrow::Cow<'a, [FlowSpec]>, Vec<CollectiveFlows>);
 
 /// At most this many errors are reported for one configuration.
 pub const MAX_REPORTED_ERRORS: usize = 20;

@@ -38,6 +38,8 @@ pub struct Units {
 enum Dimension {
     Time,
     Size,
+    /// A size rounded up to whole phits (a collective's message of 1 byte is one phit).
+    SizeUp,
     Rate,
 }
 
@@ -58,6 +60,8 @@ const KEYS: &[(&str, Dimension)] = &[
     ("flows[].start", Dimension::Time),
     ("link_classes.*.latency", Dimension::Time),
     ("flows[].stop", Dimension::Time),
+    ("collectives[].start", Dimension::Time),
+    ("collectives[].gap", Dimension::Time),
     ("router.packet_length", Dimension::Size),
     ("router.buffer_injection", Dimension::Size),
     ("router.buffer_local", Dimension::Size),
@@ -69,6 +73,7 @@ const KEYS: &[(&str, Dimension)] = &[
     ("link_classes.*.buffer", Dimension::Size),
     ("flows[].size", Dimension::Size),
     ("flows[].message", Dimension::Size),
+    ("collectives[].size", Dimension::SizeUp),
     ("flows[].rate", Dimension::Rate),
     ("traffic.load", Dimension::Rate),
     ("traffic.change.load", Dimension::Rate),
@@ -107,6 +112,12 @@ fn bytes(unit: &str) -> Option<f64> {
         "bit" | "b" => 0.125,
         _ => return None,
     })
+}
+
+/// A size written with a unit ("4 KiB", "1 B") in bytes; None when it is not one.
+pub fn bytes_of(text: &str) -> Option<f64> {
+    let (number, unit) = split(text)?;
+    Some(number * bytes(unit)?)
 }
 
 /// Gbps (bits per ns).
@@ -230,7 +241,7 @@ pub fn convert(root: &mut toml::Value) -> Result<(), ConfigError> {
                         "\"{text}\" has a unit, which needs a [units] section saying what a cycle and a phit are (e.g. link_rate = \"40 Gbps\", cycle = \"1 ns\"); or write the number of {}",
                         match dim {
                             Dimension::Time => "cycles",
-                            Dimension::Size => "phits",
+                            Dimension::Size | Dimension::SizeUp => "phits",
                             Dimension::Rate => "phits per cycle",
                         }
                     ),
@@ -308,7 +319,9 @@ fn quantity(key: &str, text: &str, dim: Dimension, u: &Units) -> Result<toml::Va
             "cycles",
             TIME_UNITS,
         ),
-        Dimension::Size => (bytes(unit).map(|s| s / u.phit_bytes), "phits", SIZE_UNITS),
+        Dimension::Size | Dimension::SizeUp => {
+            (bytes(unit).map(|s| s / u.phit_bytes), "phits", SIZE_UNITS)
+        }
         Dimension::Rate => (gbps(unit).map(|s| s / u.link_gbps), "", RATE_UNITS),
     };
     let scale = scale.ok_or_else(|| {
@@ -320,6 +333,16 @@ fn quantity(key: &str, text: &str, dim: Dimension, u: &Units) -> Result<toml::Va
     let value = number * scale;
     if dim == Dimension::Rate {
         return Ok(toml::Value::Float(value));
+    }
+    if dim == Dimension::SizeUp && value.is_finite() && value >= 0.0 && value < i64::MAX as f64 {
+        // Within rounding error of a whole phit counts as that phit, not one more.
+        let near = value.round();
+        let up = if (value - near).abs() <= 1e-9 * near.max(1.0) {
+            near
+        } else {
+            value.ceil()
+        };
+        return Ok(toml::Value::Integer(up as i64));
     }
     let whole = value.round();
     if (value - whole).abs() > 1e-6 * whole.abs().max(1.0) || whole > i64::MAX as f64 {

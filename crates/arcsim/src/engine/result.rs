@@ -139,6 +139,7 @@ impl<R: Routing> Simulation<R> {
             }),
             series,
             flows: Vec::new(),
+            collectives: Vec::new(),
             pauses: 0,
             pauses_at_nodes: 0,
             units: None,

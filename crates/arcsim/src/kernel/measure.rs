@@ -4,8 +4,8 @@
 use super::{Mechanism, Sim, Switch};
 use crate::config::Config;
 use crate::stats::summary::{
-    ClassUse, ControlStats, EscapeStats, FlowResult, LinkStats, LinkUse, Packets, PerEntity,
-    PortUse, Series, SeriesPoint,
+    ClassUse, CollectiveResult, ControlStats, EscapeStats, FlowResult, LinkStats, LinkUse, Packets,
+    PerEntity, PortUse, Series, SeriesPoint,
 };
 use crate::stats::RunResult;
 use crate::topology::PortClass;
@@ -13,12 +13,19 @@ use std::cell::Cell;
 
 /// The traffic as the result names it: the pattern at its load, and the flows.
 pub(super) fn describe_traffic(cfg: &Config) -> String {
-    let flows = match cfg.flows.len() {
+    let mut flows = match cfg.flows.len() {
         0 => String::new(),
         1 => "1 flow".into(),
         n => format!("{n} flows"),
     };
-    if cfg.traffic.load == 0.0 && !cfg.flows.is_empty() {
+    if !cfg.collectives.is_empty() {
+        let names: Vec<String> = cfg.collectives.iter().map(|c| c.describe()).collect();
+        if !flows.is_empty() {
+            flows.push_str(" + ");
+        }
+        flows.push_str(&names.join(" + "));
+    }
+    if cfg.traffic.load == 0.0 && cfg.has_flows() {
         return flows;
     }
     let base = match cfg.traffic.pattern {
@@ -146,6 +153,30 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
                 },
             })
             .collect();
+        let collectives = k
+            .collectives
+            .iter()
+            .map(|c| {
+                let of = &k.flows[c.first..c.first + c.count];
+                let started = of.iter().filter_map(|f| f.started).min();
+                let completed = of
+                    .iter()
+                    .map(|f| f.completed)
+                    .collect::<Option<Vec<u64>>>()
+                    .and_then(|v| v.into_iter().max());
+                CollectiveResult {
+                    name: c.name.clone(),
+                    ranks: c.ranks as u64,
+                    size: c.size,
+                    steps: c.steps as u64,
+                    first_flow: c.first as u64,
+                    flow_count: c.count as u64,
+                    started,
+                    completed,
+                    completion_cycles: started.zip(completed).map(|(s, e)| e - s),
+                }
+            })
+            .collect();
         let (link_classes, ports) = self.port_stats();
         RunResult {
             link_classes,
@@ -180,6 +211,7 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
             burst: None,
             series,
             flows,
+            collectives,
             pauses: k.fc.pauses_sent,
             pauses_at_nodes: k.pauses_at_nodes,
             units: None,

@@ -117,6 +117,11 @@ pub struct Kernel {
     messages: Vec<Message>,
     free_messages: Vec<u32>,
     series_window: u64,
+    /// Where each collective's flows are in `flows`.
+    pub collectives: Vec<crate::config::CollectiveFlows>,
+    /// With collectives and no synthetic traffic: the flows still to complete (the run ends
+    /// when none is left); None otherwise (the run lasts its measurement window).
+    pub unfinished: Option<usize>,
     // Counters.
     pub generated: u64,
     pub delivered: u64,
@@ -625,6 +630,9 @@ impl Kernel {
                 fl.message_latency_sum += tail - created;
                 if fl.spec.size != 0 && fl.delivered == fl.spec.size {
                     fl.completed = Some(tail);
+                    if let Some(left) = self.unfinished.as_mut() {
+                        *left -= 1;
+                    }
                     let deps = std::mem::take(&mut fl.dependents);
                     for d in deps {
                         let w = &mut self.flows[d];
@@ -1023,18 +1031,22 @@ impl Kernel {
         // Transfers end by when the tail arrived or len / speedup cycles later; links and
         // signals take at most the longest latency.
         let horizon = max_lat + 2 * len + 4;
-        let mut flows: Vec<FlowState> = cfg
-            .flows
+        let (specs, collectives) = cfg.kernel_flows()?;
+        let mut flows: Vec<FlowState> = specs
             .iter()
             .map(|f| FlowState::new(f, rc.packet_length))
             .collect();
         for i in 0..flows.len() {
-            for &a in &cfg.flows[i].after {
+            for &a in &specs[i].after {
                 flows[a].dependents.push(i);
             }
         }
+        // A run of collectives (and sized flows) alone ends when the last has completed.
+        let unfinished =
+            (!collectives.is_empty() && !synthetic && specs.iter().all(|f| f.size != 0))
+                .then_some(specs.len());
         let mut flow_nics: Vec<(u32, Vec<u32>)> = Vec::new();
-        for (i, f) in cfg.flows.iter().enumerate() {
+        for (i, f) in specs.iter().enumerate() {
             match flow_nics.iter_mut().find(|(n, _)| *n as u64 == f.src) {
                 Some((_, list)) => list.push(i as u32),
                 None => flow_nics.push((f.src as u32, vec![i as u32])),
@@ -1080,6 +1092,8 @@ impl Kernel {
             calendar: Calendar::new(12),
             due: Vec::new(),
             flows,
+            collectives,
+            unfinished,
             messages: Vec::new(),
             free_messages: Vec::new(),
             series_window: sim.series_window,
@@ -1202,6 +1216,10 @@ impl<S: Switch, M: Mechanism> Simulator for Sim<S, M> {
                 }
             }
             self.cycle()?;
+            if self.k.unfinished == Some(0) && self.k.now > self.k.last_tail {
+                // Every flow delivered, its last tail in: nothing is left to move.
+                break;
+            }
         }
         Ok(self.result(t0.elapsed().as_secs_f64()))
     }

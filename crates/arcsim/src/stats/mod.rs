@@ -7,7 +7,7 @@
 pub mod sanity;
 pub mod summary;
 
-pub use summary::{Dist, Fairness, FlowResult, RunResult, Series, SeriesPoint};
+pub use summary::{CollectiveResult, Dist, Fairness, FlowResult, RunResult, Series, SeriesPoint};
 
 use crate::engine::packet::Packet;
 use hdrhistogram::Histogram;

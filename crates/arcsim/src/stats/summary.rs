@@ -339,6 +339,28 @@ pub struct ControlStats {
     pub link_share: f64,
 }
 
+/// What one collective operation (`[[collectives]]`) did over the run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CollectiveResult {
+    /// The operation and its algorithm: "allreduce (rabenseifner)".
+    pub name: String,
+    pub ranks: u64,
+    /// Message size in phits.
+    pub size: u64,
+    pub steps: u64,
+    /// Its flows: `flows[first_flow..first_flow + flow_count]`.
+    pub first_flow: u64,
+    pub flow_count: u64,
+    /// Cycle its first flow started (missing when none started).
+    pub started: Option<u64>,
+    /// Cycle the last phit of its last flow arrived (missing until every flow completed).
+    pub completed: Option<u64>,
+    /// Completion time: `completed - started` cycles, from the creation of its first
+    /// message to the arrival of its last phit, as a message's latency is counted (missing
+    /// when it did not complete).
+    pub completion_cycles: Option<u64>,
+}
+
 /// What one explicit flow did over the run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlowResult {
@@ -405,6 +427,9 @@ pub struct RunResult {
     /// The explicit flows of `[[flows]]`, in order (general kernel).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flows: Vec<FlowResult>,
+    /// The collectives of `[[collectives]]`, in order (general kernel).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub collectives: Vec<CollectiveResult>,
     /// PAUSE frames sent by priority flow control over the run (general kernel).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub pauses: u64,
