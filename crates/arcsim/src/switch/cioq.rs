@@ -412,11 +412,15 @@ impl Cioq {
                     route.first_choice(s, p.src, p.dst, n)
                 };
                 let mut wake = u64::MAX;
-                for c in 0..n {
-                    let i = (start + c) % n;
+                let mut i = start;
+                for _ in 0..n {
                     match take(ports[i] as usize) {
                         Ok((o, v)) => return Ok((o, v, i as u16)),
                         Err(t) => wake = wake.min(t),
+                    }
+                    i += 1;
+                    if i == n {
+                        i = 0;
                     }
                 }
                 Err(wake)
@@ -425,8 +429,8 @@ impl Cioq {
                 let start = route.first_choice(s, p.src, p.dst, n);
                 let mut wake = u64::MAX;
                 let mut best: Option<(u64, u32, u16, u16)> = None;
-                for c in 0..n {
-                    let i = (start + c) % n;
+                let mut i = start;
+                for _ in 0..n {
                     match take(ports[i] as usize) {
                         Ok((o, v)) => {
                             let load = self.load(k, base + o as usize, v);
@@ -435,6 +439,10 @@ impl Cioq {
                             }
                         }
                         Err(t) => wake = wake.min(t),
+                    }
+                    i += 1;
+                    if i == n {
+                        i = 0;
                     }
                 }
                 best.map(|(_, o, v, i)| (o, v, i)).ok_or(wake)
@@ -468,8 +476,12 @@ impl Cioq {
         self.input_done[..=radix].fill(false);
         self.output_done[..radix].fill(false);
         let mut ready = std::mem::take(&mut self.ports_scratch);
+        // The inputs to look at: in the first iteration every input with packets; in later
+        // ones only those that requested and lost (any other input either crossed, is
+        // crossing, or found no output and sleeps until after this cycle, so that
+        // looking at it again would give the same answer).
+        self.inputs.copy(s, &mut ready);
         for _ in 0..self.iterations {
-            self.inputs.copy(s, &mut ready);
             self.requests.clear();
             // The control queue: an input of its own (index `radix`), first.
             if let Some(&pkt) = self.control[s].front() {
@@ -500,12 +512,20 @@ impl Cioq {
                 // Control VCs (after the data VCs of a link) first, in order; then the data
                 // VCs round robin.
                 let data = data_vcs(k, gp);
+                let control_vcs = nv - data;
                 let mut wake = u64::MAX;
+                // The next data VC round robin (the pointer is always below `data`).
+                let mut next_data = self.port[gp].rr_in as usize;
                 for j in 0..nv {
-                    let v = if j < nv - data {
+                    let v = if j < control_vcs {
                         data + j
                     } else {
-                        (self.port[gp].rr_in as usize + j - (nv - data)) % data
+                        let v = next_data;
+                        next_data += 1;
+                        if next_data == data {
+                            next_data = 0;
+                        }
+                        v
                     };
                     let vc = vb + v;
                     let pkt = self.heads[vc];
@@ -542,7 +562,12 @@ impl Cioq {
                 let d = if r.control {
                     0
                 } else {
-                    1 + ((i as usize + radix - self.port[base + o].rr_out as usize) % radix) as u32
+                    // Distance from the output's pointer (below `radix`) to input `i`.
+                    let mut d = i as usize + radix - self.port[base + o].rr_out as usize;
+                    if d >= radix {
+                        d -= radix;
+                    }
+                    1 + d as u32
                 };
                 if self.best[o].0 == NONE || d < self.best[o].1 {
                     self.best[o] = (i, d);
@@ -555,8 +580,13 @@ impl Cioq {
                     self.grant(k, s, base, i as usize, r);
                 }
             }
-            for &(_, r) in &requests {
+            ready.fill(0);
+            for &(i, r) in &requests {
                 self.best[r.out as usize] = (NONE, 0);
+                let i = i as usize;
+                if i != radix && !self.input_done[i] {
+                    ready[i / 64] |= 1u64 << (i % 64);
+                }
             }
             self.requests = requests;
         }
