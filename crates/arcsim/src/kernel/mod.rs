@@ -779,6 +779,9 @@ impl Kernel {
         let local = vcs(rc.vcs_local, need_local, "router.vcs_local")?;
         let global = vcs(rc.vcs_global, need_global, "router.vcs_global")?;
         route.last_vc = [(local - 1) as u8, (global - 1) as u8];
+        // The adaptive selection of generated topologies leaves d-mod-k's port for a port
+        // loaded two packets less.
+        route.threshold = 2u32.saturating_mul(rc.packet_length);
         let inj = rc.vcs_injection.max(1) as u16;
         let scheme = cfg.switch.queues;
         let nodes = net.num_terminals();

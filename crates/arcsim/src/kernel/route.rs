@@ -57,6 +57,13 @@ pub enum Pick {
     /// From a pointer per switch and group on, the first port that can take the packet;
     /// the pointer moves past the port taken.
     RoundRobin,
+    /// The [`Choice`]'s port unless its load (as [`Pick::LeastLoaded`] counts it) exceeds
+    /// the least loaded port's by more than [`RouteTable::threshold`] phits; then the least
+    /// loaded (ties to the first from the [`Choice`] on). The port chosen is waited for
+    /// when it cannot take the packet now: a port busy for a few cycles is not a reason to
+    /// leave the preferred path, only a queue is (the reference adaptive routing of fat
+    /// trees and multistage networks, preferring d-mod-k's port).
+    Congestion,
 }
 
 #[derive(Debug)]
@@ -85,6 +92,9 @@ pub struct RouteTable {
     /// packet (false: deterministic table routing).
     pub choice: Choice,
     pub pick: Pick,
+    /// Phits by which the preferred port's load must exceed the least loaded's for
+    /// [`Pick::Congestion`] to leave it (the kernel sets two packets).
+    pub threshold: u32,
     /// Per switch, the divisor of `DstDiv` and `SrcDiv`.
     divisor: Vec<u32>,
     /// VCs (local, global) that the routing needs, when a check of its channel
@@ -208,6 +218,7 @@ impl RouteTable {
             last_vc: [u8::MAX; 2],
             choice: Choice::Modulo,
             pick: Pick::FirstFree,
+            threshold: 0,
             divisor: Vec::new(),
             need: None,
         };
@@ -245,6 +256,15 @@ impl RouteTable {
         use crate::config::Selection as S;
         let sel = cfg.selection;
         let (choice, divisor) = match (sel, topo) {
+            // The reference adaptive routing of fat trees and multistage networks: d-mod-k's
+            // port unless it is clearly more loaded than another.
+            (S::Adaptive, Some(g)) => {
+                self.choice = Choice::DstDiv;
+                self.divisor = g.divisor_k.clone();
+                self.pick = Pick::Congestion;
+                return Ok(self);
+            }
+            (S::FirstFree, _) => return Ok(self),
             (S::Adaptive, _) => return Ok(self),
             (S::LeastLoaded, _) => {
                 self.pick = Pick::LeastLoaded;
@@ -298,6 +318,7 @@ impl RouteTable {
             last_vc: [u8::MAX; 2],
             choice,
             pick: Pick::FirstFree,
+            threshold: 0,
             divisor: Vec::new(),
             need: None,
         }

@@ -447,6 +447,42 @@ impl Cioq {
                 }
                 best.map(|(_, o, v, i)| (o, v, i)).ok_or(wake)
             }
+            Pick::Congestion => {
+                let start = route.first_choice(s, p.src, p.dst, n);
+                let load_of = |o: usize| -> u64 {
+                    let gp = base + o;
+                    let class = k.net.ports[gp].class;
+                    let v = if class == PortClass::Terminal {
+                        0
+                    } else {
+                        let ordered = k.route.next_vc(p.hops, p.global_hops, class);
+                        k.queue_at(k.peer[gp] as usize, p, Some(ordered), false)
+                            .unwrap_or(0)
+                    };
+                    self.load(k, gp, v)
+                };
+                let preferred = load_of(ports[start] as usize);
+                let threshold = route.threshold as u64;
+                let (mut chosen, mut least) = (start, preferred);
+                // No port can be loaded `threshold` less than one loaded at most that much.
+                if preferred > threshold {
+                    let mut i = start;
+                    for _ in 1..n {
+                        i += 1;
+                        if i == n {
+                            i = 0;
+                        }
+                        let l = load_of(ports[i] as usize);
+                        if l < least {
+                            (chosen, least) = (i, l);
+                        }
+                    }
+                }
+                if preferred <= least + threshold {
+                    chosen = start;
+                }
+                take(ports[chosen] as usize).map(|(o, v)| (o, v, chosen as u16))
+            }
         }
     }
 
