@@ -18,6 +18,8 @@ pub enum RoutingAlgorithm {
     OfarL,
     /// Piggyback source-adaptive routing (Jiang et al. 2009), the reference of the OFAR paper.
     Pb,
+    /// Dragonfly+'s minimal and non-minimal routing (general kernel only).
+    Dfp,
 }
 
 impl RoutingAlgorithm {
@@ -30,6 +32,7 @@ impl RoutingAlgorithm {
             RoutingAlgorithm::Ofar => "ofar",
             RoutingAlgorithm::OfarL => "ofar-l",
             RoutingAlgorithm::Pb => "pb",
+            RoutingAlgorithm::Dfp => "dfp",
         }
     }
 

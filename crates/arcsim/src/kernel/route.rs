@@ -17,6 +17,12 @@ use std::collections::VecDeque;
 pub enum VcPolicy {
     Hops,
     ClassHops,
+    /// The number of global hops taken, on every link: the position of a hop in the
+    /// dragonfly's l-g-l-g-l order (Dally's ordering as FOGSim uses it: local VCs 0, 1, 2
+    /// in the source, intermediate and destination groups, global VCs 0 and 1), whether or
+    /// not earlier local hops were skipped. Non-minimal paths through an intermediate
+    /// group (VAL on the dragonfly, DFP on Dragonfly+) need 3 local and 2 global VCs.
+    GlobalHops,
     /// Every hop on VC 0: for networks whose shortest paths all go up, then down (fat
     /// trees, XGFTs, multistage networks), where no channel waits on one of a lower level
     /// once it has turned down, so one VC is free of deadlock although the switches form
@@ -425,6 +431,7 @@ impl RouteTable {
             VcPolicy::Hops => hops,
             VcPolicy::ClassHops if global => global_hops,
             VcPolicy::ClassHops => hops - global_hops,
+            VcPolicy::GlobalHops => global_hops,
             VcPolicy::UpDown => 0,
         };
         vc.min(self.last_vc[global as usize])
@@ -441,8 +448,26 @@ impl RouteTable {
             VcPolicy::UpDown => (1, 1),
             VcPolicy::Hops => (self.diameter.max(1), self.diameter.max(1)),
             VcPolicy::ClassHops => (self.max_class_hops[0].max(1), self.max_class_hops[1].max(1)),
+            // Minimal paths: l-g-l.
+            VcPolicy::GlobalHops => (2, 1),
         }
     }
+}
+
+/// Non-minimal routing on the general kernel (`routing.algorithm`): what is decided for a
+/// packet when its head reaches its source switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonMinimal {
+    /// Minimal paths only (`"min"`).
+    None,
+    /// Valiant routing as FOGSim v5 has it (`"val"`, dragonfly): every packet to a random
+    /// node outside its source group (inside it for traffic within the group, a minimal
+    /// path), minimally to that node's group, then minimally to its destination; every
+    /// packet counted as misrouted.
+    Valiant,
+    /// Dragonfly+'s DFP (`"dfp"`): minimal, or through a leaf of a random intermediate
+    /// group, chosen at the source leaf by the occupancy of its up links.
+    Dfp,
 }
 
 /// Whether the switches, links merged where parallel, form no cycle (a forest): then

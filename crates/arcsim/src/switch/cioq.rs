@@ -395,7 +395,8 @@ impl Cioq {
             return take(k.net.attach[p.dst as usize].1 as usize).map(|(o, v)| (o, v, NO_CHOICE));
         }
         let route = &k.route;
-        let ports = route.group(s, p.dst_switch as usize, p.dst);
+        let target = k.target_at(s, p);
+        let ports = route.group(s, target, p.dst);
         let n = ports.len();
         if n == 1 {
             return take(ports[0] as usize).map(|(o, v)| (o, v, 0));
@@ -407,7 +408,7 @@ impl Cioq {
             }
             Pick::FirstFree | Pick::RoundRobin => {
                 let start = if route.pick == Pick::RoundRobin {
-                    self.rr_group[route.entry(s, p.dst_switch as usize, p.dst)] as usize % n
+                    self.rr_group[route.entry(s, target, p.dst)] as usize % n
                 } else {
                     route.first_choice(s, p.src, p.dst, n)
                 };
@@ -646,7 +647,7 @@ impl Cioq {
         .expect("a request names a head");
         if r.choice != NO_CHOICE && !self.rr_group.is_empty() {
             let p = k.pool.get(pkt);
-            let e = k.route.entry(s, p.dst_switch as usize, p.dst);
+            let e = k.route.entry(s, k.target_at(s, p), p.dst);
             let n = k.route.group_at(e).len();
             self.rr_group[e] = ((r.choice as usize + 1) % n) as u16;
         }
@@ -719,6 +720,13 @@ impl Switch for Cioq {
                 return;
             }
         } else {
+            if k.decides_at_injection {
+                if k.net.ports[gp].class == PortClass::Terminal {
+                    k.route_at_injection(m, s, pkt);
+                } else {
+                    k.on_switch(s, pkt);
+                }
+            }
             m.on_input(k, vc, pkt);
         }
         if self.heads[vc as usize] == NONE {
