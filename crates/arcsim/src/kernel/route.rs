@@ -3,12 +3,15 @@
 //! are equal-cost paths or parallel links). A packet may take any of them; the allocator
 //! tries them in an order that starts at the destination's own choice (destination node
 //! modulo the number of ports, so that destinations spread over equal paths as d-mod-k
-//! does) and takes the first that can take the packet now (minimal adaptive routing).
+//! does) and takes the first that can take the packet now (minimal adaptive routing), or
+//! as [`Pick`] says. A packet with an intermediate switch ([`NonMinimal`]) is routed
+//! towards it until it reaches it.
 //!
 //! VCs avoid deadlock by ordering: a packet's VC at the next buffer is the number of hops it
 //! has taken (`Hops`, enough for shortest paths on any graph with as many VCs as the longest
-//! path has hops), or the number taken on links of the same class (`ClassHops`: the
-//! dragonfly's local/global ordering, 2 local and 1 global VCs for minimal paths).
+//! path has hops), the number of global hops taken (`GlobalHops`: the dragonfly's l-g-l-g-l
+//! order, 2 local and 1 global VCs for minimal paths, 3 and 2 through an intermediate
+//! group), the number taken on links of the same class (`ClassHops`), or none (`UpDown`).
 
 use crate::topology::{Network, PortClass};
 use std::collections::VecDeque;
