@@ -387,11 +387,82 @@ fn a_shift_runs_at_full_throughput_under_d_mod_k_and_a_colliding_permutation_doe
             f.throughput
         );
     }
-    // Adaptive routing spreads them over the four up links.
+    // Taking the first up port free spreads them over the four up links.
+    let r = tree_run(3, "first-free", flows);
+    for f in &r.flows {
+        assert!(f.throughput > 0.95, "first-free: {}", f.throughput);
+    }
+    // The reference adaptive routing leaves d-mod-k's port only for one loaded two packets
+    // less: with these 1-cycle links the queues stay short, and it spreads them only in
+    // part (0.750 each, measured on 2026-11-29), three times d-mod-k.
     let r = tree_run(3, "adaptive", flows);
     for f in &r.flows {
-        assert!(f.throughput > 0.95, "adaptive: {}", f.throughput);
+        assert!(f.throughput > 0.6, "adaptive: {}", f.throughput);
     }
+}
+
+/// `examples/fat_tree_dmodk.toml` (4-ary 3-tree, 8-phit packets, 64-phit buffers, one VC,
+/// one FIFO per input) at load 1 under uniform traffic, shortened, with `selection` and
+/// `rest` (switch settings).
+fn saturated_tree(selection: &str, rest: &str) -> f64 {
+    run(&format!(
+        "[switch]
+kind = \"cioq\"
+{rest}
+[topology]
+kind = \"tree\"
+terminal_latency = 1
+local_latency = 1
+[topology.tree]
+k = 4
+n = 3
+[routing]
+selection = \"{selection}\"
+[router]
+packet_length = 8
+buffer_injection = 64
+buffer_local = 64
+vcs_local = 1
+[traffic]
+load = 1.0
+[simulation]
+warmup_cycles = 2000
+measure_cycles = 8000
+"
+    ))
+    .accepted_load
+}
+
+#[test]
+fn uniform_traffic_saturates_high_with_d_mod_k_and_higher_with_adaptive_routing() {
+    // Measured on 2026-11-29 at 5,000 + 20,000 cycles (docs/topologies.md): speedup 1,
+    // d-mod-k 0.657, adaptive 0.759, first-free 0.612; speedup 2, 0.911 against 0.914.
+    // The deterministic routing is high (uniform traffic on a full-bisection tree, each
+    // destination reached through its own down-tree), the adaptive one higher: it leaves
+    // d-mod-k's up port only for one loaded two packets less. Taking the first port free
+    // this cycle does worse than d-mod-k (a port busy for a few cycles is no reason to
+    // leave the best path).
+    let d_mod_k = saturated_tree("d-mod-k", "");
+    let adaptive = saturated_tree("adaptive", "");
+    let first_free = saturated_tree("first-free", "");
+    assert!(d_mod_k > 0.62, "d-mod-k {d_mod_k}");
+    assert!(
+        adaptive > d_mod_k + 0.05,
+        "adaptive {adaptive}, d-mod-k {d_mod_k}"
+    );
+    assert!(
+        first_free < d_mod_k,
+        "first-free {first_free}, d-mod-k {d_mod_k}"
+    );
+    // With the crossbar's speedup both are near full load, adaptive still not below.
+    let speedup = "speedup = 2.0";
+    let d_mod_k = saturated_tree("d-mod-k", speedup);
+    let adaptive = saturated_tree("adaptive", speedup);
+    assert!(d_mod_k > 0.85, "speedup 2: d-mod-k {d_mod_k}");
+    assert!(
+        adaptive > d_mod_k - 0.01,
+        "speedup 2: adaptive {adaptive}, d-mod-k {d_mod_k}"
+    );
 }
 
 #[test]

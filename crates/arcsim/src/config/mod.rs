@@ -363,6 +363,12 @@ impl Config {
                 "this topology needs the general kernel: set switch.kind = \"cioq\" (the input-queued engine models the dragonfly only)",
             ));
         }
+        if self.routing.algorithm == RoutingAlgorithm::Dfp {
+            return Err(field_err(
+                "routing.algorithm",
+                "\"dfp\" is Dragonfly+'s routing and runs on the general kernel: set switch.kind = \"cioq\" and topology.kind = \"dragonfly-plus\"",
+            ));
+        }
         self.switch.validate(self.router.packet_length)?;
         if !self.flow_control.is_default() {
             return Err(field_err("flow_control", cioq));
@@ -416,11 +422,39 @@ impl Config {
         self.flow_control.validate(len)?;
         self.nic.validate(len)?;
         self.simulation.validate()?;
-        if self.routing.algorithm != RoutingAlgorithm::Min {
+        match (self.routing.algorithm, self.topology.kind) {
+            (RoutingAlgorithm::Min, _)
+            | (RoutingAlgorithm::Val, TopologyKind::Dragonfly)
+            | (RoutingAlgorithm::Dfp, TopologyKind::DragonflyPlus) => {}
+            (RoutingAlgorithm::Val, _) => {
+                return Err(field_err(
+                    "routing.algorithm",
+                    "\"val\" on the general kernel needs topology.kind = \"dragonfly\" (on Dragonfly+ use \"dfp\", elsewhere \"min\")",
+                ))
+            }
+            (RoutingAlgorithm::Dfp, _) => {
+                return Err(field_err(
+                    "routing.algorithm",
+                    "\"dfp\" is Dragonfly+'s routing: it needs topology.kind = \"dragonfly-plus\" (on the dragonfly use \"val\", elsewhere \"min\")",
+                ))
+            }
+            (a, _) => {
+                return Err(field_err(
+                    "routing.algorithm",
+                    format!(
+                        "\"{}\" is not available on the general kernel yet: use \"min\" (shortest paths), \"val\" (dragonfly) or \"dfp\" (Dragonfly+)",
+                        a.name()
+                    ),
+                ))
+            }
+        }
+        if self.routing.algorithm != RoutingAlgorithm::Min
+            && self.routing.paths != crate::config::Paths::Shortest
+        {
             return Err(field_err(
-                "routing.algorithm",
+                "routing.paths",
                 format!(
-                    "\"{}\" is not available on the general kernel yet: use \"min\" (shortest paths)",
+                    "\"{}\" orders the VCs of its own paths: leave routing.paths at \"shortest\" with it",
                     self.routing.algorithm.name()
                 ),
             ));

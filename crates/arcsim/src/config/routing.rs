@@ -18,6 +18,8 @@ pub enum RoutingAlgorithm {
     OfarL,
     /// Piggyback source-adaptive routing (Jiang et al. 2009), the reference of the OFAR paper.
     Pb,
+    /// Dragonfly+'s minimal and non-minimal routing (general kernel only).
+    Dfp,
 }
 
 impl RoutingAlgorithm {
@@ -30,6 +32,7 @@ impl RoutingAlgorithm {
             RoutingAlgorithm::Ofar => "ofar",
             RoutingAlgorithm::OfarL => "ofar-l",
             RoutingAlgorithm::Pb => "pb",
+            RoutingAlgorithm::Dfp => "dfp",
         }
     }
 
@@ -255,10 +258,15 @@ pub enum RingDirection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Selection {
-    /// Try the ports from the destination modulo their number and take the first that can
-    /// take the packet now (minimal adaptive).
+    /// Minimal adaptive routing. On fat trees and multistage networks (generated
+    /// topologies): d-mod-k's port unless its load exceeds the least loaded port's by more
+    /// than two packets, then the least loaded. On graphs and the dragonfly: as
+    /// [`Selection::FirstFree`].
     #[default]
     Adaptive,
+    /// Try the ports from the destination modulo their number and take the first that can
+    /// take the packet now (the kernel's "adaptive" before 2026-11-29).
+    FirstFree,
     /// Deterministic tables on fat trees and multistage networks: port
     /// floor(d / (w_1 ·· w_i)) mod w_(i+1) at a switch of level i (d the destination).
     DModK,
@@ -292,6 +300,7 @@ impl Selection {
         matches!(
             self,
             Selection::Adaptive
+                | Selection::FirstFree
                 | Selection::Random
                 | Selection::LeastLoaded
                 | Selection::RoundRobin
@@ -301,6 +310,7 @@ impl Selection {
     pub fn name(self) -> &'static str {
         match self {
             Selection::Adaptive => "adaptive",
+            Selection::FirstFree => "first-free",
             Selection::DModK => "d-mod-k",
             Selection::SModK => "s-mod-k",
             Selection::DModM => "d-mod-m",

@@ -191,6 +191,7 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
                 threshold: cfg.routing.ugal_threshold,
             },
         )),
+        RoutingAlgorithm::Dfp => unreachable!("validation keeps dfp on the general kernel"),
     })
 }
 

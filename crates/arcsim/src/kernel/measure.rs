@@ -115,7 +115,7 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
                                 / (nodes * s.width as f64),
                             latency_mean: share(&s.lat_sum, i, cnt),
                             latency_samples: cnt,
-                            misrouted_fraction: (cnt > 0).then_some(0.0),
+                            misrouted_fraction: share(&s.misrouted, i, cnt),
                             escaped_fraction: (cnt > 0).then_some(0.0),
                             hops_mean: share(&s.hops, i, cnt),
                             in_flight: 0,
@@ -192,8 +192,9 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
             latency: c.latency_dist(),
             network_latency: c.network_latency(),
             hops: c.hops_stats(),
-            // The kernel's routing is minimal and it has no escape network.
-            misrouted_fraction: any.then_some(0.0),
+            // Non-minimal paths (VAL, DFP, a mechanism's) count as misrouted; the kernel has
+            // no escape network.
+            misrouted_fraction: c.per_packet(c.misrouted_in_window as f64),
             escape: EscapeStats {
                 entered_fraction: any.then_some(0.0),
                 entries_mean: any.then_some(0.0),

@@ -39,6 +39,26 @@ pub trait Mechanism {
     /// releases it afterwards.
     #[inline]
     fn on_control(&mut self, _k: &mut Kernel, _s: usize, _pkt: u32) {}
+    /// Whether the mechanism chooses packets' paths at injection
+    /// ([`Mechanism::route_at_injection`]): source-adaptive routing such as QCN-Switch's
+    /// per-port minimal probabilities or piggybacking. Only on the dragonfly and Dragonfly+,
+    /// whose VCs the kernel then orders for non-minimal paths (3 local, 2 global).
+    fn routes_at_injection(&self) -> bool {
+        false
+    }
+    /// Source routing: called once per data packet `pkt` when its head reaches the input
+    /// buffer of its source switch `s`, after the routing (`routing.algorithm`) decided.
+    /// `via` is that decision: the switch to route the packet to first (on the dragonfly it
+    /// goes minimally to that switch's group, on Dragonfly+ to the switch itself, then
+    /// minimally to its destination), or [`NO_VIA`](super::packet::NO_VIA) for the minimal
+    /// path. Return the path to take: `via`, another intermediate switch (for instance
+    /// [`Kernel::valiant_via`]'s random one, or one behind a chosen global port), or
+    /// `NO_VIA`. A packet given an intermediate switch is counted as misrouted.
+    /// [`Kernel::minimal_ports`] gives the ports of the minimal path at `s`.
+    #[inline]
+    fn route_at_injection(&mut self, _k: &mut Kernel, _s: usize, _pkt: u32, via: u32) -> u32 {
+        via
+    }
 }
 
 /// No congestion mechanism.

@@ -40,8 +40,8 @@ use events::{Ev, Wheel};
 use flow_control::{FlowControl, Signal};
 use mechanism::{Mechanism, NoMechanism};
 use nic::{FlowState, Message, Nic};
-use packet::{Kind, Packet, Pool, NEVER, NO_FLOW};
-use route::{RouteTable, VcPolicy};
+use packet::{Kind, Packet, Pool, MISROUTED, NEVER, NO_FLOW, NO_VIA};
+use route::{NonMinimal, RouteTable, VcPolicy};
 use std::time::Instant;
 
 /// Control packets: sent by the mechanism, consumed at their switch, dropped for want of
@@ -134,6 +134,26 @@ pub struct Kernel {
     events: Vec<Ev>,
     /// Per global port, the class of the link leaving it ([`classes`]).
     pub class_names: Vec<&'static str>,
+    /// Non-minimal routing (`routing.algorithm`) and whether the mechanism routes at
+    /// injection; when either is on, `route_at_injection` runs for every packet reaching
+    /// its source switch.
+    pub nonminimal: NonMinimal,
+    pub routes_at_injection: bool,
+    pub decides_at_injection: bool,
+    /// Per switch its group (dragonfly, Dragonfly+; empty elsewhere), nodes per group
+    /// (numbered group by group), groups, leaves per group and switches per group
+    /// (Dragonfly+; on the dragonfly its routers).
+    pub group_of: Vec<u32>,
+    nodes_per_group: u32,
+    groups: u32,
+    leaves_per_group: u32,
+    switches_per_group: u32,
+    /// An intermediate switch is reached with its group (the dragonfly: VAL goes
+    /// minimally to the group), or only at the switch itself (Dragonfly+).
+    via_by_group: bool,
+    /// Random draws of the routing, apart from the traffic's, so that a non-minimal run
+    /// offers the same packets as a minimal one.
+    pub route_rng: Rng,
 }
 
 impl Kernel {
@@ -183,6 +203,7 @@ impl Kernel {
             vc: 0,
             kind: Kind::Control,
             class: 1,
+            route: NO_VIA,
         };
         let id = self.pool.alloc(p);
         self.control.sent += 1;
@@ -248,8 +269,137 @@ impl Kernel {
         if pkt.dst_switch as usize == s {
             return self.net.attach[pkt.dst as usize].1;
         }
-        let ports = self.route.group(s, pkt.dst_switch as usize, pkt.dst);
+        let ports = self.route.group(s, self.target_at(s, pkt), pkt.dst);
         ports[self.route.first_choice(s, pkt.src, pkt.dst, ports.len())]
+    }
+
+    /// The switch `pkt` is routed towards at switch `s`: its intermediate switch while it
+    /// has one that `s` does not reach, else its destination's.
+    #[inline]
+    pub fn target_at(&self, s: usize, pkt: &Packet) -> usize {
+        let via = pkt.via();
+        if via == NO_VIA || self.reached_via(s, via) {
+            pkt.dst_switch as usize
+        } else {
+            via as usize
+        }
+    }
+
+    /// Whether a packet at switch `s` has reached its intermediate switch `via`: its group
+    /// on the dragonfly, the switch itself on Dragonfly+.
+    #[inline]
+    pub fn reached_via(&self, s: usize, via: u32) -> bool {
+        if self.via_by_group {
+            self.group_of[s] == self.group_of[via as usize]
+        } else {
+            s as u32 == via
+        }
+    }
+
+    /// Data packet `pkt` reached switch `s`: once it is where its intermediate switch
+    /// leads, it goes minimally to its destination.
+    #[inline]
+    pub fn on_switch(&mut self, s: usize, pkt: u32) {
+        let via = self.pool.get(pkt).via();
+        if via != NO_VIA && self.reached_via(s, via) {
+            let p = self.pool.get_mut(pkt);
+            p.route = (p.route & MISROUTED) | NO_VIA;
+        }
+    }
+
+    /// The output ports of switch `s` on the minimal paths of `pkt` (its node's port at
+    /// its destination switch): for mechanisms that route at injection.
+    pub fn minimal_ports(&self, s: usize, pkt: u32) -> Vec<u16> {
+        let p = self.pool.get(pkt);
+        if p.dst_switch as usize == s {
+            return vec![self.net.attach[p.dst as usize].1];
+        }
+        self.route.group(s, p.dst_switch as usize, p.dst).to_vec()
+    }
+
+    /// Valiant's intermediate switch for `pkt` at its source switch `s`, as FOGSim v5 draws
+    /// it: the switch of a random node outside the source group, or [`NO_VIA`] for traffic
+    /// within the group (a random node inside it, where going to its group is staying).
+    pub fn valiant_via(&mut self, s: usize, pkt: u32) -> u32 {
+        let dst_switch = self.pool.get(pkt).dst_switch as usize;
+        let sg = self.group_of[s];
+        if sg == self.group_of[dst_switch] || self.groups < 2 {
+            return NO_VIA;
+        }
+        let per = self.nodes_per_group as u64;
+        let mut node = self.route_rng.below((self.groups as u64 - 1) * per);
+        if node >= sg as u64 * per {
+            node += per;
+        }
+        self.net.attach[node as usize].0
+    }
+
+    /// DFP's decision at the source leaf `s` of `pkt` (Dragonfly+): a leaf of a random
+    /// group other than the source's and the destination's, taken when the least loaded up
+    /// port towards the minimal path holds more than twice the phits of the least loaded
+    /// one towards that leaf, plus two packets (the non-minimal path is twice as long); the
+    /// load of an up port is what the spine's input buffer holds as this leaf's credits
+    /// tell (UGAL-L).
+    fn dfp_via(&mut self, s: usize, pkt: u32) -> u32 {
+        let p = *self.pool.get(pkt);
+        let (sg, dg) = (self.group_of[s], self.group_of[p.dst_switch as usize]);
+        if sg == dg || self.groups < 3 {
+            return NO_VIA;
+        }
+        let mut g = self.route_rng.below(self.groups as u64 - 2) as u32;
+        let (lo, hi) = (sg.min(dg), sg.max(dg));
+        if g >= lo {
+            g += 1;
+        }
+        if g >= hi {
+            g += 1;
+        }
+        let leaf =
+            g * self.switches_per_group + self.route_rng.below(self.leaves_per_group as u64) as u32;
+        let held = |k: &Kernel, ports: &[u16]| -> u64 {
+            ports
+                .iter()
+                .map(|&o| {
+                    let gp = k.net.port_base[s] as usize + o as usize;
+                    let down = k.downstream_vc(gp, 0) as usize;
+                    k.fc.capacity[down].saturating_sub(k.fc.room(down as u32)) as u64
+                })
+                .min()
+                .unwrap_or(0)
+        };
+        let minimal = held(self, self.route.ports_towards(s, p.dst_switch as usize));
+        let other = held(self, self.route.ports_towards(s, leaf as usize));
+        if minimal > 2 * other + 2 * p.len as u64 {
+            leaf
+        } else {
+            NO_VIA
+        }
+    }
+
+    /// The routing decision for data packet `pkt` whose head reached its source switch `s`
+    /// (from its node): the routing's (`routing.algorithm`), then the mechanism's
+    /// ([`Mechanism::route_at_injection`]).
+    pub fn route_at_injection<M: Mechanism>(&mut self, m: &mut M, s: usize, pkt: u32) {
+        let (mut via, mut misrouted) = match self.nonminimal {
+            NonMinimal::None => (NO_VIA, false),
+            // Every packet is counted as misrouted, as FOGSim v5 does.
+            NonMinimal::Valiant => (self.valiant_via(s, pkt), true),
+            NonMinimal::Dfp => {
+                let v = self.dfp_via(s, pkt);
+                (v, v != NO_VIA)
+            }
+        };
+        if self.routes_at_injection {
+            let chosen = m.route_at_injection(self, s, pkt, via);
+            if chosen != via {
+                via = chosen;
+                misrouted = via != NO_VIA;
+            }
+        }
+        if via != NO_VIA && self.reached_via(s, via) {
+            via = NO_VIA;
+        }
+        self.pool.get_mut(pkt).route = via | if misrouted { MISROUTED } else { 0 };
     }
 
     /// A packet's head reaches input VC `vc`: account for its space and pause the sender if
@@ -364,6 +514,7 @@ impl Kernel {
             vc: 0,
             kind: Kind::Data,
             class: 0,
+            route: NO_VIA,
         }
     }
 
@@ -594,7 +745,7 @@ impl Kernel {
             dst_port: 0,
             global_hops: p.global_hops,
             escape_entries: 0,
-            misrouted: false,
+            misrouted: p.misrouted(),
             route: Default::default(),
         };
         self.collector.on_deliver(tail, &old, p.dst_switch as usize);
@@ -670,6 +821,18 @@ pub struct Sim<S: Switch, M: Mechanism> {
     levels: Vec<u32>,
 }
 
+/// The groups of the dragonfly and Dragonfly+, for non-minimal routing: per switch its
+/// group, nodes per group (numbered group by group), groups, leaves and switches per group,
+/// and whether an intermediate switch is reached with its group.
+struct GroupShape {
+    group_of: Vec<u32>,
+    nodes: u32,
+    count: u32,
+    leaves: u32,
+    switches: u32,
+    by_group: bool,
+}
+
 /// Build a kernel simulation for a validated configuration that uses it.
 pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
     Ok(Box::new(build_with(cfg, NoMechanism)?))
@@ -681,7 +844,15 @@ pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
 pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, ConfigError> {
     crate::validate(cfg)?;
     let mut levels = Vec::new();
-    let (net, describe, shape, route) = match cfg.topology.kind {
+    let nonminimal = match cfg.routing.algorithm {
+        crate::config::RoutingAlgorithm::Val => NonMinimal::Valiant,
+        crate::config::RoutingAlgorithm::Dfp => NonMinimal::Dfp,
+        _ => NonMinimal::None,
+    };
+    let asks = m.routes_at_injection();
+    // Groups for non-minimal routing.
+    let mut groups: Option<GroupShape> = None;
+    let (net, describe, shape, mut route) = match cfg.topology.kind {
         TopologyKind::Dragonfly => {
             let df = Dragonfly::new(&cfg.topology);
             let shape = Shape {
@@ -690,10 +861,23 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
                 g: df.g,
             };
             let net = df.network();
-            let route = RouteTable::with_next_hop(&net, VcPolicy::ClassHops, &|s, d| {
+            // VCs by position in l-g-l (the global hops taken), as FOGSim and the
+            // input-queued engine have them: counting local hops instead put the last local
+            // hop of a packet that skipped the first on local VC 0, the VC of other packets'
+            // first hop, and deadlocked MIN under ADV+1 (a cycle through every group).
+            let route = RouteTable::with_next_hop(&net, VcPolicy::GlobalHops, &|s, d| {
                 crate::routing::min::minimal_hop(&df, s, d)
                     .expect("distinct routers have a minimal hop")
                     .0
+            });
+            let a = df.a as u32;
+            groups = Some(GroupShape {
+                group_of: (0..net.num_routers() as u32).map(|s| s / a).collect(),
+                nodes: (df.p * df.a) as u32,
+                count: df.g as u32,
+                leaves: a,
+                switches: a,
+                by_group: true,
             });
             (net, df.describe(), shape, route)
         }
@@ -732,12 +916,51 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
                     message,
                 })?;
             levels = g.level.clone();
+            if cfg.topology.kind == TopologyKind::DragonflyPlus {
+                let c = &cfg.topology.dragonfly_plus;
+                let per = c.leaves + c.spines;
+                groups = Some(GroupShape {
+                    group_of: (0..net.num_routers() as u32).map(|s| s / per).collect(),
+                    nodes: c.leaves * c.hosts,
+                    count: c.num_groups(),
+                    leaves: c.leaves,
+                    switches: per,
+                    by_group: false,
+                });
+            }
             (net, g.describe, shape, route)
         }
     };
     let names = classes::names(&net, &levels);
     let mut net = net;
     classes::apply_latencies(cfg, &mut net, &names)?;
+    if nonminimal != NonMinimal::None || asks {
+        let what = if asks {
+            "a mechanism that routes at injection".to_string()
+        } else {
+            format!("routing.algorithm = \"{}\"", cfg.routing.algorithm.name())
+        };
+        if groups.is_none() {
+            return Err(ConfigError::Field {
+                field: "topology.kind".into(),
+                message: format!(
+                    "{what} sends packets through intermediate groups: it needs topology.kind = \"dragonfly\" or \"dragonfly-plus\""
+                ),
+            });
+        }
+        if route.by_node || route.need.is_some() {
+            return Err(ConfigError::Field {
+                field: "routing.paths".into(),
+                message: format!(
+                    "{what} orders the VCs of its own paths: leave routing.paths at \"shortest\""
+                ),
+            });
+        }
+        // l-g-l-g-l: local VCs 0, 1, 2 in the source, intermediate and destination
+        // groups, global VCs 0 and 1.
+        route.policy = VcPolicy::GlobalHops;
+        route.need = Some((3, 2));
+    }
     if route.by_node && m.sends_control() {
         return Err(ConfigError::Field {
             field: "routing.paths".into(),
@@ -747,6 +970,17 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
     match cfg.switch.kind {
         SwitchKind::Cioq => {
             let mut kernel = Kernel::new(cfg, net, shape, route, m.sends_control(), names)?;
+            kernel.nonminimal = nonminimal;
+            kernel.routes_at_injection = asks;
+            kernel.decides_at_injection = nonminimal != NonMinimal::None || asks;
+            if let Some(g) = groups {
+                kernel.group_of = g.group_of;
+                kernel.nodes_per_group = g.nodes;
+                kernel.groups = g.count;
+                kernel.leaves_per_group = g.leaves;
+                kernel.switches_per_group = g.switches;
+                kernel.via_by_group = g.by_group;
+            }
             let sw = Cioq::new(cfg, &kernel);
             kernel.start();
             Ok(Sim {
@@ -759,9 +993,10 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
                 describe: format!("{describe}, CIOQ speedup {}", cfg.switch.speedup),
                 pattern_name: measure::describe_traffic(cfg),
                 routing_name: {
-                    let paths = match cfg.routing.paths {
-                        crate::config::Paths::Shortest => "min",
-                        p => p.name(),
+                    let paths = match (nonminimal, cfg.routing.paths) {
+                        (NonMinimal::None, crate::config::Paths::Shortest) => "min",
+                        (NonMinimal::None, p) => p.name(),
+                        _ => cfg.routing.algorithm.name(),
                     };
                     match cfg.routing.selection {
                         crate::config::Selection::Adaptive => paths.into(),
@@ -814,6 +1049,9 @@ impl Kernel {
         let local = vcs(rc.vcs_local, need_local, "router.vcs_local")?;
         let global = vcs(rc.vcs_global, need_global, "router.vcs_global")?;
         route.last_vc = [(local - 1) as u8, (global - 1) as u8];
+        // The adaptive selection of generated topologies leaves d-mod-k's port for a port
+        // loaded two packets less.
+        route.threshold = 2u32.saturating_mul(rc.packet_length);
         let inj = rc.vcs_injection.max(1) as u16;
         let scheme = cfg.switch.queues;
         let nodes = net.num_terminals();
@@ -1106,6 +1344,16 @@ impl Kernel {
             last_tail: 0,
             events: Vec::new(),
             class_names,
+            nonminimal: NonMinimal::None,
+            routes_at_injection: false,
+            decides_at_injection: false,
+            group_of: Vec::new(),
+            nodes_per_group: 0,
+            groups: 0,
+            leaves_per_group: 0,
+            switches_per_group: 0,
+            via_by_group: true,
+            route_rng: Rng::new(cfg.simulation.seed ^ 0x524F_5554_4552_5321),
             net,
         })
     }

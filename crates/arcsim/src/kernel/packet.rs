@@ -14,6 +14,10 @@ pub enum Kind {
 pub const NO_FLOW: u32 = u32::MAX;
 /// No time yet.
 pub const NEVER: u32 = u32::MAX;
+/// [`Packet::route`]: no intermediate switch (the packet goes minimally to its destination).
+pub const NO_VIA: u32 = 0x7FFF_FFFF;
+/// [`Packet::route`]: the packet was sent on a non-minimal path (counted as misrouted).
+pub const MISROUTED: u32 = 1 << 31;
 
 /// 48 bytes.
 #[derive(Debug, Clone, Copy)]
@@ -44,6 +48,26 @@ pub struct Packet {
     pub kind: Kind,
     /// Class (priority) of the packet; 0 for data.
     pub class: u8,
+    /// Non-minimal routing state, decided once at the source switch
+    /// ([`crate::kernel::Kernel::route_at_injection`]): the low 31 bits the intermediate
+    /// switch the packet is routed to first ([`NO_VIA`]: none, or reached), the top bit
+    /// [`MISROUTED`].
+    pub route: u32,
+}
+
+const _: () = assert!(std::mem::size_of::<Packet>() == 48);
+
+impl Packet {
+    /// The intermediate switch still to reach, or [`NO_VIA`].
+    #[inline]
+    pub fn via(&self) -> u32 {
+        self.route & NO_VIA
+    }
+    /// Whether the packet was sent on a non-minimal path.
+    #[inline]
+    pub fn misrouted(&self) -> bool {
+        self.route & MISROUTED != 0
+    }
 }
 
 /// The slab of packets.

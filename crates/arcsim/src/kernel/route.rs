@@ -3,12 +3,15 @@
 //! are equal-cost paths or parallel links). A packet may take any of them; the allocator
 //! tries them in an order that starts at the destination's own choice (destination node
 //! modulo the number of ports, so that destinations spread over equal paths as d-mod-k
-//! does) and takes the first that can take the packet now (minimal adaptive routing).
+//! does) and takes the first that can take the packet now (minimal adaptive routing), or
+//! as [`Pick`] says. A packet with an intermediate switch ([`NonMinimal`]) is routed
+//! towards it until it reaches it.
 //!
 //! VCs avoid deadlock by ordering: a packet's VC at the next buffer is the number of hops it
 //! has taken (`Hops`, enough for shortest paths on any graph with as many VCs as the longest
-//! path has hops), or the number taken on links of the same class (`ClassHops`: the
-//! dragonfly's local/global ordering, 2 local and 1 global VCs for minimal paths).
+//! path has hops), the number of global hops taken (`GlobalHops`: the dragonfly's l-g-l-g-l
+//! order, 2 local and 1 global VCs for minimal paths, 3 and 2 through an intermediate
+//! group), the number taken on links of the same class (`ClassHops`), or none (`UpDown`).
 
 use crate::topology::{Network, PortClass};
 use std::collections::VecDeque;
@@ -17,6 +20,12 @@ use std::collections::VecDeque;
 pub enum VcPolicy {
     Hops,
     ClassHops,
+    /// The number of global hops taken, on every link: the position of a hop in the
+    /// dragonfly's l-g-l-g-l order (Dally's ordering as FOGSim uses it: local VCs 0, 1, 2
+    /// in the source, intermediate and destination groups, global VCs 0 and 1), whether or
+    /// not earlier local hops were skipped. Non-minimal paths through an intermediate
+    /// group (VAL on the dragonfly, DFP on Dragonfly+) need 3 local and 2 global VCs.
+    GlobalHops,
     /// Every hop on VC 0: for networks whose shortest paths all go up, then down (fat
     /// trees, XGFTs, multistage networks), where no channel waits on one of a lower level
     /// once it has turned down, so one VC is free of deadlock although the switches form
@@ -60,6 +69,13 @@ pub enum Pick {
     /// The port a pointer per (switch, ingress port, group) names, kept by the ingress's
     /// head packet until it leaves; the pointer moves past the port taken.
     IngressRoundRobin,
+    /// The [`Choice`]'s port unless its load (as [`Pick::LeastLoaded`] counts it) exceeds
+    /// the least loaded port's by more than [`RouteTable::threshold`] phits; then the least
+    /// loaded (ties to the first from the [`Choice`] on). The port chosen is waited for
+    /// when it cannot take the packet now: a port busy for a few cycles is not a reason to
+    /// leave the preferred path, only a queue is (the reference adaptive routing of fat
+    /// trees and multistage networks, preferring d-mod-k's port).
+    Congestion,
 }
 
 #[derive(Debug)]
@@ -88,6 +104,9 @@ pub struct RouteTable {
     /// packet (false: deterministic table routing).
     pub choice: Choice,
     pub pick: Pick,
+    /// Phits by which the preferred port's load must exceed the least loaded's for
+    /// [`Pick::Congestion`] to leave it (the kernel sets two packets).
+    pub threshold: u32,
     /// Per switch, the divisor of `DstDiv` and `SrcDiv`.
     divisor: Vec<u32>,
     /// VCs (local, global) that the routing needs, when a check of its channel
@@ -211,6 +230,7 @@ impl RouteTable {
             last_vc: [u8::MAX; 2],
             choice: Choice::Modulo,
             pick: Pick::FirstFree,
+            threshold: 0,
             divisor: Vec::new(),
             need: None,
         };
@@ -248,6 +268,15 @@ impl RouteTable {
         use crate::config::Selection as S;
         let sel = cfg.selection;
         let (choice, divisor) = match (sel, topo) {
+            // The reference adaptive routing of fat trees and multistage networks: d-mod-k's
+            // port unless it is clearly more loaded than another.
+            (S::Adaptive, Some(g)) => {
+                self.choice = Choice::DstDiv;
+                self.divisor = g.divisor_k.clone();
+                self.pick = Pick::Congestion;
+                return Ok(self);
+            }
+            (S::FirstFree, _) => return Ok(self),
             (S::Adaptive, _) => return Ok(self),
             (S::LeastLoaded, _) => {
                 self.pick = Pick::LeastLoaded;
@@ -305,6 +334,7 @@ impl RouteTable {
             last_vc: [u8::MAX; 2],
             choice,
             pick: Pick::FirstFree,
+            threshold: 0,
             divisor: Vec::new(),
             need: None,
         }
@@ -411,6 +441,7 @@ impl RouteTable {
             VcPolicy::Hops => hops,
             VcPolicy::ClassHops if global => global_hops,
             VcPolicy::ClassHops => hops - global_hops,
+            VcPolicy::GlobalHops => global_hops,
             VcPolicy::UpDown => 0,
         };
         vc.min(self.last_vc[global as usize])
@@ -427,8 +458,26 @@ impl RouteTable {
             VcPolicy::UpDown => (1, 1),
             VcPolicy::Hops => (self.diameter.max(1), self.diameter.max(1)),
             VcPolicy::ClassHops => (self.max_class_hops[0].max(1), self.max_class_hops[1].max(1)),
+            // Minimal paths: l-g-l.
+            VcPolicy::GlobalHops => (2, 1),
         }
     }
+}
+
+/// Non-minimal routing on the general kernel (`routing.algorithm`): what is decided for a
+/// packet when its head reaches its source switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NonMinimal {
+    /// Minimal paths only (`"min"`).
+    None,
+    /// Valiant routing as FOGSim v5 has it (`"val"`, dragonfly): every packet to a random
+    /// node outside its source group (inside it for traffic within the group, a minimal
+    /// path), minimally to that node's group, then minimally to its destination; every
+    /// packet counted as misrouted.
+    Valiant,
+    /// Dragonfly+'s DFP (`"dfp"`): minimal, or through a leaf of a random intermediate
+    /// group, chosen at the source leaf by the occupancy of its up links.
+    Dfp,
 }
 
 /// Whether the switches, links merged where parallel, form no cycle (a forest): then

@@ -354,7 +354,10 @@ pub trait Routing {
 pub fn vc_needs(alg: RoutingAlgorithm) -> VcNeeds {
     let (local, global) = match alg {
         RoutingAlgorithm::Min => (2, 1),
-        RoutingAlgorithm::Val | RoutingAlgorithm::UgalL | RoutingAlgorithm::Pb => (3, 2),
+        RoutingAlgorithm::Val
+        | RoutingAlgorithm::UgalL
+        | RoutingAlgorithm::Pb
+        | RoutingAlgorithm::Dfp => (3, 2),
         RoutingAlgorithm::ValAny => (4, 2),
         // Canonical VCs carry no ordering; the escape VCs come on top.
         RoutingAlgorithm::Ofar | RoutingAlgorithm::OfarL => (1, 1),

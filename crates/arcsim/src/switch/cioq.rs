@@ -406,7 +406,8 @@ impl Cioq {
             return take(k.net.attach[p.dst as usize].1 as usize).map(|(o, v)| (o, v, NO_CHOICE));
         }
         let route = &k.route;
-        let ports = route.group(s, p.dst_switch as usize, p.dst);
+        let target = k.target_at(s, p);
+        let ports = route.group(s, target, p.dst);
         let n = ports.len();
         if n == 1 {
             return take(ports[0] as usize).map(|(o, v)| (o, v, 0));
@@ -418,16 +419,20 @@ impl Cioq {
             }
             Pick::FirstFree | Pick::RoundRobin => {
                 let start = if route.pick == Pick::RoundRobin {
-                    self.rr_group[route.entry(s, p.dst_switch as usize, p.dst)] as usize % n
+                    self.rr_group[route.entry(s, target, p.dst)] as usize % n
                 } else {
                     route.first_choice(s, p.src, p.dst, n)
                 };
                 let mut wake = u64::MAX;
-                for c in 0..n {
-                    let i = (start + c) % n;
+                let mut i = start;
+                for _ in 0..n {
                     match take(ports[i] as usize) {
                         Ok((o, v)) => return Ok((o, v, i as u16)),
                         Err(t) => wake = wake.min(t),
+                    }
+                    i += 1;
+                    if i == n {
+                        i = 0;
                     }
                 }
                 Err(wake)
@@ -441,8 +446,8 @@ impl Cioq {
                 let start = route.first_choice(s, p.src, p.dst, n);
                 let mut wake = u64::MAX;
                 let mut best: Option<(u64, u32, u16, u16)> = None;
-                for c in 0..n {
-                    let i = (start + c) % n;
+                let mut i = start;
+                for _ in 0..n {
                     match take(ports[i] as usize) {
                         Ok((o, v)) => {
                             let load = self.load(k, base + o as usize, v);
@@ -452,8 +457,48 @@ impl Cioq {
                         }
                         Err(t) => wake = wake.min(t),
                     }
+                    i += 1;
+                    if i == n {
+                        i = 0;
+                    }
                 }
                 best.map(|(_, o, v, i)| (o, v, i)).ok_or(wake)
+            }
+            Pick::Congestion => {
+                let start = route.first_choice(s, p.src, p.dst, n);
+                let load_of = |o: usize| -> u64 {
+                    let gp = base + o;
+                    let class = k.net.ports[gp].class;
+                    let v = if class == PortClass::Terminal {
+                        0
+                    } else {
+                        let ordered = k.route.next_vc(p.hops, p.global_hops, class);
+                        k.queue_at(k.peer[gp] as usize, p, Some(ordered), false)
+                            .unwrap_or(0)
+                    };
+                    self.load(k, gp, v)
+                };
+                let preferred = load_of(ports[start] as usize);
+                let threshold = route.threshold as u64;
+                let (mut chosen, mut least) = (start, preferred);
+                // No port can be loaded `threshold` less than one loaded at most that much.
+                if preferred > threshold {
+                    let mut i = start;
+                    for _ in 1..n {
+                        i += 1;
+                        if i == n {
+                            i = 0;
+                        }
+                        let l = load_of(ports[i] as usize);
+                        if l < least {
+                            (chosen, least) = (i, l);
+                        }
+                    }
+                }
+                if preferred <= least + threshold {
+                    chosen = start;
+                }
+                take(ports[chosen] as usize).map(|(o, v)| (o, v, chosen as u16))
             }
         }
     }
@@ -484,8 +529,12 @@ impl Cioq {
         self.input_done[..=radix].fill(false);
         self.output_done[..radix].fill(false);
         let mut ready = std::mem::take(&mut self.ports_scratch);
+        // The inputs to look at: in the first iteration every input with packets; in later
+        // ones only those that requested and lost (any other input either crossed, is
+        // crossing, or found no output and sleeps until after this cycle, so that
+        // looking at it again would give the same answer).
+        self.inputs.copy(s, &mut ready);
         for _ in 0..self.iterations {
-            self.inputs.copy(s, &mut ready);
             self.requests.clear();
             // The control queue: an input of its own (index `radix`), first.
             if let Some(&pkt) = self.control[s].front() {
@@ -517,12 +566,20 @@ impl Cioq {
                 // Control VCs (after the data VCs of a link) first, in order; then the data
                 // VCs round robin.
                 let data = data_vcs(k, gp);
+                let control_vcs = nv - data;
                 let mut wake = u64::MAX;
+                // The next data VC round robin (the pointer is always below `data`).
+                let mut next_data = self.port[gp].rr_in as usize;
                 for j in 0..nv {
-                    let v = if j < nv - data {
+                    let v = if j < control_vcs {
                         data + j
                     } else {
-                        (self.port[gp].rr_in as usize + j - (nv - data)) % data
+                        let v = next_data;
+                        next_data += 1;
+                        if next_data == data {
+                            next_data = 0;
+                        }
+                        v
                     };
                     let vc = vb + v;
                     let pkt = self.heads[vc];
@@ -560,7 +617,12 @@ impl Cioq {
                 let d = if r.control {
                     0
                 } else {
-                    1 + ((i as usize + radix - self.port[base + o].rr_out as usize) % radix) as u32
+                    // Distance from the output's pointer (below `radix`) to input `i`.
+                    let mut d = i as usize + radix - self.port[base + o].rr_out as usize;
+                    if d >= radix {
+                        d -= radix;
+                    }
+                    1 + d as u32
                 };
                 if self.best[o].0 == NONE || d < self.best[o].1 {
                     self.best[o] = (i, d);
@@ -573,8 +635,13 @@ impl Cioq {
                     self.grant(k, s, base, i as usize, r);
                 }
             }
-            for &(_, r) in &requests {
+            ready.fill(0);
+            for &(i, r) in &requests {
                 self.best[r.out as usize] = (NONE, 0);
+                let i = i as usize;
+                if i != radix && !self.input_done[i] {
+                    ready[i / 64] |= 1u64 << (i % 64);
+                }
             }
             self.requests = requests;
         }
@@ -598,7 +665,7 @@ impl Cioq {
         .expect("a request names a head");
         if r.choice != NO_CHOICE && !self.rr_group.is_empty() {
             let p = k.pool.get(pkt);
-            let e = k.route.entry(s, p.dst_switch as usize, p.dst);
+            let e = k.route.entry(s, k.target_at(s, p), p.dst);
             let n = k.route.group_at(e).len();
             let slot = if self.rr_stride > 1 {
                 e * self.rr_stride + i
@@ -676,6 +743,13 @@ impl Switch for Cioq {
                 return;
             }
         } else {
+            if k.decides_at_injection {
+                if k.net.ports[gp].class == PortClass::Terminal {
+                    k.route_at_injection(m, s, pkt);
+                } else {
+                    k.on_switch(s, pkt);
+                }
+            }
             m.on_input(k, vc, pkt);
         }
         if self.heads[vc as usize] == NONE {
