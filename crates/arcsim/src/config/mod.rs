@@ -11,6 +11,7 @@ pub mod import;
 pub mod limits;
 mod nic;
 mod overrides;
+mod qcn;
 mod router;
 mod routing;
 mod simulation;
@@ -25,6 +26,7 @@ pub use flow_control::*;
 pub use graph::*;
 pub use nic::*;
 pub use overrides::apply_override;
+pub use qcn::*;
 pub use router::*;
 pub use routing::*;
 pub use simulation::*;
@@ -62,6 +64,10 @@ pub struct Config {
     /// Physical units: what a cycle and a phit are ([`units`]).
     #[serde(skip_serializing_if = "UnitsConfig::is_default")]
     pub units: UnitsConfig,
+    /// QCN congestion points and QCN-Switch's routing probabilities (general kernel);
+    /// absent: no congestion mechanism.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qcn: Option<QcnConfig>,
 }
 
 impl Config {
@@ -357,6 +363,9 @@ impl Config {
         if self.traffic.allow_self {
             return Err(field_err("traffic.allow_self", cioq));
         }
+        if self.qcn.is_some() {
+            return Err(field_err("qcn", cioq));
+        }
         Ok(())
     }
 
@@ -380,6 +389,15 @@ impl Config {
         self.switch.validate(len)?;
         self.flow_control.validate(len)?;
         self.nic.validate(len)?;
+        if let Some(q) = &self.qcn {
+            q.validate()?;
+            if self.switch.queues != QueueScheme::Vc {
+                return Err(field_err(
+                    "switch.queues",
+                    "QCN's notifications travel on VCs of their own: use queues = \"vc\" with [qcn]",
+                ));
+            }
+        }
         self.simulation.validate()?;
         if self.routing.algorithm != RoutingAlgorithm::Min {
             return Err(field_err(

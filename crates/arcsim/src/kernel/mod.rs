@@ -21,6 +21,7 @@ mod measure;
 pub mod mechanism;
 pub mod nic;
 pub mod packet;
+pub mod qcn;
 pub mod route;
 pub mod tables;
 
@@ -641,13 +642,16 @@ pub struct Sim<S: Switch, M: Mechanism> {
 
 /// Build a kernel simulation for a validated configuration that uses it.
 pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
+    if let Some(q) = &cfg.qcn {
+        return Ok(Box::new(build_with(cfg, qcn::Qcn::new(q, cfg))?));
+    }
     Ok(Box::new(build_with(cfg, NoMechanism)?))
 }
 
 /// A kernel simulation of `cfg` with congestion mechanism `m` (a mechanism written in Rust
 /// against [`Mechanism`]: the simulation is returned whole, so that the caller can read the
 /// mechanism's own state after running it).
-pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, ConfigError> {
+pub fn build_with<M: Mechanism>(cfg: &Config, mut m: M) -> Result<Sim<Cioq, M>, ConfigError> {
     crate::validate(cfg)?;
     let mut levels = Vec::new();
     let (net, describe, shape, route) = match cfg.topology.kind {
@@ -715,6 +719,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
             let mut kernel = Kernel::new(cfg, net, shape, route, m.sends_control())?;
             let sw = Cioq::new(cfg, &kernel);
             kernel.start();
+            m.start(&kernel);
             Ok(Sim {
                 levels,
                 group_size: shape.a,
@@ -1133,6 +1138,7 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         k.run_flows();
         k.inject(&mut self.mech);
         self.sw.step(k, &mut self.mech);
+        self.mech.on_cycle(k, &self.sw);
         if k.pool.live() > 0 && k.now - k.last_move > self.watchdog {
             return Err(SimError::Stall(format!(
                 "no packet has moved for {} cycles (since cycle {}), with {} in flight: a deadlock, \

@@ -646,7 +646,7 @@ impl Switch for Cioq {
                 // Addressed here: the mechanism takes it out of the buffer at once.
                 let len = p.len as u32;
                 k.buffer_leave(vc, len);
-                m.on_control(k, s, pkt);
+                m.on_control(k, s, Some(gp), pkt);
                 k.pool.release(pkt);
                 k.control.consumed += 1;
                 k.last_move = k.now;
@@ -682,14 +682,11 @@ impl Switch for Cioq {
         let p = k.pool.get_mut(pkt);
         p.at = (k.now + self.latency) as u32;
         let len = p.len as u32;
-        let data = p.kind == Kind::Data;
         if vc != CONTROL_QUEUE {
             k.buffer_leave(vc, len);
         }
         self.queue[self.port[port].queue_base as usize + queue as usize].push_back(pkt);
-        if data {
-            m.on_output(k, port, pkt);
-        }
+        m.on_output(k, port, pkt);
         let s = self.port[port].switch as usize;
         self.port[port].out_wake = self.port[port].out_wake.min(k.now + self.latency);
         self.port[port].out_packets += 1;
@@ -711,7 +708,7 @@ impl Switch for Cioq {
                 let p = *k.pool.get(pkt);
                 if p.dst_switch as usize == s {
                     // To the switch that sent it: a local reaction, no network crossed.
-                    m.on_control(k, s, pkt);
+                    m.on_control(k, s, None, pkt);
                     k.pool.release(pkt);
                     k.control.consumed += 1;
                 } else if self.control_queued[s] + p.len as u32 > self.control_capacity {
@@ -757,5 +754,15 @@ impl Switch for Cioq {
                 f(p);
             }
         }
+    }
+
+    fn output_packets(&self, gp: usize) -> impl Iterator<Item = u32> + '_ {
+        let base = self.port[gp].queue_base as usize;
+        let n = self.port[gp].queue_count as usize;
+        self.queue[base..base + n].iter().flatten().copied()
+    }
+
+    fn input_packets(&self, vc: u32) -> impl Iterator<Item = u32> + '_ {
+        self.fifo[vc as usize].iter().copied()
     }
 }

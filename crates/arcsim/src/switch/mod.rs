@@ -37,4 +37,9 @@ pub trait Switch {
     fn step<M: Mechanism>(&mut self, k: &mut Kernel, m: &mut M);
     /// Every packet held inside the switches (for conservation audits).
     fn held(&self, f: &mut dyn FnMut(u32));
+    /// The packets whole in output `gp`'s queues (global port), nearest the link first
+    /// (queue by queue where a port has several): what a congestion point samples there.
+    fn output_packets(&self, gp: usize) -> impl Iterator<Item = u32> + '_;
+    /// The packets in input VC `vc` (global input-VC index), oldest first.
+    fn input_packets(&self, vc: u32) -> impl Iterator<Item = u32> + '_;
 }
