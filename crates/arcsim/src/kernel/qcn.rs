@@ -618,3 +618,162 @@ impl Mechanism for Qcn {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One switch with `n` transit ports (and no node port).
+    fn switch(n: usize, cfg: &QcnConfig) -> Probabilities {
+        Probabilities::new(cfg, vec![true; n], vec![0, n as u32], 10)
+    }
+
+    #[test]
+    fn feedback_is_quantised_to_six_bits_and_saturates_at_twice_q_eq() {
+        // The spec's D2.1 at full scale: Q_eq = 4000 phits (20 packets of 200).
+        assert_eq!(feedback(4000, 4000, 0, 0), 0);
+        assert_eq!(feedback(4063, 4000, 0, 0), 0);
+        assert_eq!(feedback(4064, 4000, 0, 0), 1);
+        assert_eq!(feedback(6000, 4000, 0, 0), 31);
+        assert_eq!(feedback(7999, 4000, 0, 0), 62);
+        assert_eq!(feedback(8000, 4000, 0, 0), 63);
+        assert_eq!(feedback(20000, 4000, 0, 0), 63);
+        assert_eq!(feedback(0, 4000, 0, 0), 0);
+        // At k = 20: Q_eq = 200 phits; Fb >= 1 needs 204 phits.
+        assert_eq!(feedback(203, 200, 0, 0), 0);
+        assert_eq!(feedback(204, 200, 0, 0), 1);
+        assert_eq!(feedback(400, 200, 0, 0), 63);
+        // w = 2 (the QCN standard's): growth counts, and the range is Q_eq (2w + 1).
+        assert_eq!(feedback(300, 200, 250, 2), 200 * 63 / 1000);
+        assert_eq!(feedback(300, 200, 400, 2), 0);
+        assert_eq!(feedback(1000, 200, 0, 2), 63);
+    }
+
+    #[test]
+    fn the_first_cut_with_feedback_comparison_is_the_specs() {
+        let cfg = QcnConfig::default();
+        // 8 transit ports (p = 3, a = 6, h = 3): avg = 63 / 8 = 7, factor 1 - 56/64.
+        let mut p = switch(8, &cfg);
+        p.apply(0, 63, true, true);
+        assert_eq!(p.prob[0], 12.5);
+        assert_eq!(p.decreases, 1);
+        // 17 (p = 6, a = 12, h = 6): avg = 3, factor 1 - 60/64.
+        let mut p = switch(17, &cfg);
+        p.apply(5, 63, true, true);
+        assert_eq!(p.prob[5], 6.25);
+        // The paper's Fig. 4 case: 5 transit ports, Fb = 60: avg 12, factor 0.25; without
+        // comparison 1 - 60/64.
+        let mut p = switch(5, &cfg);
+        p.apply(0, 60, true, true);
+        assert_eq!(p.prob[0], 25.0);
+        let mut p = switch(5, &cfg);
+        p.apply(0, 60, false, true);
+        assert_eq!(p.prob[0], 6.25);
+        // The base cut at Fb = 63 with L_f = 1/64 is x 1/64.
+        let mut p = switch(5, &cfg);
+        p.apply(0, 63, false, true);
+        assert_eq!(p.prob[0], 100.0 / 64.0);
+    }
+
+    #[test]
+    fn feedback_comparison_raises_keeps_or_cuts() {
+        let cfg = QcnConfig::default();
+        // Every port reported 60 (uniform load): a CNM of 60 is at the average: +PI.
+        let mut p = switch(4, &cfg);
+        p.prob[0] = 50.0;
+        p.last_fb.fill(60);
+        p.apply(0, 60, true, true);
+        assert_eq!(p.prob[0], 51.0);
+        // A CNM can raise a probability, never above 100.
+        p.apply(1, 60, true, true);
+        assert_eq!(p.prob[1], 100.0);
+        assert_eq!(p.feedback_increases, 2);
+        // Within (avg + Th1, avg + Th2]: unchanged. Ports at 0 except this one: avg =
+        // 20 / 4 = 5, and 20 - 5 = 15 <= 30.
+        let mut p = switch(4, &cfg);
+        p.apply(2, 20, true, true);
+        assert_eq!((p.prob[2], p.feedback_unchanged), (100.0, 1));
+        // Fb - avg = 36 - 9 = 27: still unchanged; 44 - 11 = 33 > 30: cut by 1 - 33/64.
+        p.apply(3, 36, true, true);
+        assert_eq!(p.prob[3], 100.0);
+        let mut p = switch(4, &cfg);
+        p.apply(3, 44, true, true);
+        assert_eq!(p.prob[3], 100.0 * (1.0 - 33.0 / 64.0));
+    }
+
+    #[test]
+    fn aimd_follows_a_sequence_of_notifications_and_packets() {
+        let cfg = QcnConfig::default();
+        let mut p = switch(3, &cfg);
+        // A CNM of Fb 32: x (1 - 32/64).
+        p.apply(1, 32, false, true);
+        assert_eq!(p.prob[1], 50.0);
+        // PC_l = 100 packets of 10 phits cross to the port: +1 percentage point.
+        for _ in 0..99 {
+            p.crossed(1, 10);
+        }
+        assert_eq!(p.prob[1], 50.0);
+        p.crossed(1, 10);
+        assert_eq!(p.prob[1], 51.0);
+        // 99 more, then a CNM of Fb 16 restarts the count: x 0.75.
+        for _ in 0..99 {
+            p.crossed(1, 10);
+        }
+        p.apply(1, 16, false, true);
+        assert_eq!(p.prob[1], 38.25);
+        for _ in 0..99 {
+            p.crossed(1, 10);
+        }
+        assert_eq!(p.prob[1], 38.25);
+        p.crossed(1, 10);
+        assert_eq!(p.prob[1], 39.25);
+        // A local reaction does not restart the count: 50 packets, a local cut, 50 more.
+        for _ in 0..50 {
+            p.crossed(1, 10);
+        }
+        p.apply(1, 32, false, false);
+        assert_eq!(p.prob[1], 39.25 / 2.0);
+        for _ in 0..50 {
+            p.crossed(1, 10);
+        }
+        assert_eq!(p.prob[1], 39.25 / 2.0 + 1.0);
+        // Other ports are untouched; increases stop at 100.
+        assert_eq!((p.prob[0], p.prob[2]), (100.0, 100.0));
+        for _ in 0..1000 {
+            p.crossed(0, 10);
+        }
+        assert_eq!(p.prob[0], 100.0);
+        // Cuts stop at the floor.
+        for _ in 0..10 {
+            p.apply(2, 63, false, true);
+        }
+        assert_eq!(p.prob[2], cfg.min_probability);
+        assert_eq!((p.decreases, p.timer_increases), (13, 13));
+    }
+
+    #[test]
+    fn the_routing_rule_truncates_to_whole_percent() {
+        // The paper's Fig. 3: a port at 10% and N = 77 misroutes.
+        assert!(!takes_minimal(10, 77));
+        assert!(takes_minimal(10, 10));
+        assert!((1..=100).all(|n| takes_minimal(100, n)));
+        assert!((1..=100).all(|n| !takes_minimal(0, n)));
+        let mut rng = Rng::new(3);
+        let draws: Vec<u32> = (0..10_000).map(|_| draw(&mut rng)).collect();
+        assert!(draws.iter().all(|&n| (1..=100).contains(&n)));
+        assert!(draws.contains(&1) && draws.contains(&100));
+        // 12.5% and 0.9% read as 12 and 0.
+        let cfg = Config::from_toml_str(
+            "[topology]\nkind = \"graph\"\n[topology.graph]\nswitches = 2\nhosts = [0, 1]\n\
+             links = [{ a = 0, b = 1 }]\n[switch]\nkind = \"cioq\"\n[qcn]\n",
+        )
+        .unwrap();
+        let mut sim =
+            crate::kernel::build_with(&cfg, Qcn::new(cfg.qcn.as_ref().unwrap(), &cfg)).unwrap();
+        sim.mech.probs.prob[1] = 12.5;
+        assert_eq!(sim.mech.minimal_probability(0, 1), 12);
+        sim.mech.probs.prob[1] = 0.9;
+        assert_eq!(sim.mech.minimal_probability(0, 1), 0);
+        assert_eq!(sim.mech.minimal_probability(0, 0), 100, "a node's port");
+    }
+}
