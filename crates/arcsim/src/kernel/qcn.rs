@@ -318,6 +318,21 @@ impl Qcn {
         self.probs.prob[gp].clamp(0.0, 100.0) as u8
     }
 
+    /// The paper's routing decision for packet `pkt` injected at switch `s` (for a
+    /// decision hook at injection to call, once per packet): true to take the minimal
+    /// path, false to take the non-minimal rule. A packet whose destination is in its own
+    /// group always goes minimally (FOGSim never misroutes it); any other draws N in
+    /// 1..=100 from the mechanism's own random stream and goes minimally if N is at most
+    /// the whole-percent probability of its minimal first hop ([`takes_minimal`]).
+    pub fn takes_minimal_at_injection(&mut self, k: &Kernel, s: usize, pkt: &Packet) -> bool {
+        if self.group(pkt.dst_switch as usize) == self.group(s) {
+            return true;
+        }
+        let port = k.output_at(s, pkt) as usize;
+        let percent = self.minimal_probability(s, port);
+        takes_minimal(percent, draw(&mut self.rng))
+    }
+
     /// The same, unrounded (percent).
     pub fn probability(&self, switch: usize, port: usize) -> f64 {
         self.probs.prob[self.probs.port_base[switch] as usize + port]
@@ -388,7 +403,8 @@ impl Qcn {
         let fb = feedback(qlen, self.q_eq[gp], self.q_old[gp], self.cfg.w);
         if fb > 0 {
             self.congested += 1;
-            if 1 + self.rng.below(100) as u32 <= self.cfg.cnm_percent {
+            // FOGSim: rand() % 100 + 1 <= QCNCNMsPercent.
+            if draw(&mut self.rng) <= self.cfg.cnm_percent {
                 self.notify(k, s, &culprit, fb);
             }
         }
@@ -622,6 +638,7 @@ impl Mechanism for Qcn {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::Sim;
 
     /// One switch with `n` transit ports (and no node port).
     fn switch(n: usize, cfg: &QcnConfig) -> Probabilities {
@@ -770,6 +787,40 @@ mod tests {
         .unwrap();
         let mut sim =
             crate::kernel::build_with(&cfg, Qcn::new(cfg.qcn.as_ref().unwrap(), &cfg)).unwrap();
+        // The decision at injection: node 0 (switch 0) to node 1 (switch 1), through port 1.
+        let pkt = Packet {
+            src: 0,
+            dst: 1,
+            dst_switch: 1,
+            gen_time: 0,
+            inject_time: 0,
+            at: 0,
+            flow: crate::kernel::packet::NO_FLOW,
+            msg: 0,
+            seq: 0,
+            len: 8,
+            hops: 0,
+            global_hops: 0,
+            vc: 0,
+            kind: Kind::Data,
+            class: 0,
+        };
+        let Sim { k, mech, .. } = &mut sim;
+        assert!((0..100).all(|_| mech.takes_minimal_at_injection(k, 0, &pkt)));
+        mech.probs.prob[1] = 0.5;
+        assert!((0..100).all(|_| !mech.takes_minimal_at_injection(k, 0, &pkt)));
+        mech.probs.prob[1] = 30.0;
+        let minimal = (0..10_000)
+            .filter(|_| mech.takes_minimal_at_injection(k, 0, &pkt))
+            .count();
+        assert!((2800..3200).contains(&minimal), "{minimal}");
+        // To a node of the same switch (its own group here): always minimal.
+        let local = Packet {
+            dst: 0,
+            dst_switch: 0,
+            ..pkt
+        };
+        assert!((0..100).all(|_| mech.takes_minimal_at_injection(k, 0, &local)));
         sim.mech.probs.prob[1] = 12.5;
         assert_eq!(sim.mech.minimal_probability(0, 1), 12);
         sim.mech.probs.prob[1] = 0.9;
