@@ -68,6 +68,21 @@ fn no_notification_where_nothing_congests() {
         // No control packet: no control statistics at all.
         assert!(r.control.is_none());
         assert!((r.accepted_load - 0.2).abs() < 0.02, "{}", r.accepted_load);
+        // With no notification sent the data move as without the mechanism (its random
+        // draws are its own): the same packets, latencies and paths.
+        let text = dragonfly("uniform", 0.2, "");
+        let without = run(&text[..text.find("[qcn]").unwrap()]);
+        assert!(without.qcn.is_none());
+        assert_eq!(
+            (r.accepted_load, &r.latency, &r.hops, &r.packets),
+            (
+                without.accepted_load,
+                &without.latency,
+                &without.hops,
+                &without.packets
+            )
+        );
+        assert_eq!(r.injected_per_router, without.injected_per_router);
     }
 }
 
@@ -296,6 +311,7 @@ fn a_bad_qcn_key_is_named() {
         ("q_eq", "0.8", "qcn.q_eq"),
         ("th2", "64", "qcn.th2"),
         ("cpc", "0", "qcn.cpc"),
+        ("cpc", "200000", "qcn.cpc"),
         ("source_processing", "true", "qcn.source_processing"),
         ("sampling", "\"middle\"", "qcn.sampling"),
     ] {

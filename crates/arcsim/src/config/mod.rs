@@ -391,6 +391,18 @@ impl Config {
         self.nic.validate(len)?;
         if let Some(q) = &self.qcn {
             q.validate()?;
+            let interval = q.cpc as u64 * len as u64;
+            if interval > QCN_MAX_INTERVAL {
+                return Err(field_err(
+                    "qcn.cpc",
+                    format!(
+                        "{} packets of {len} phits is a sampling interval of {interval} cycles: \
+                         allowed up to {QCN_MAX_INTERVAL} (cpc at most {})",
+                        q.cpc,
+                        QCN_MAX_INTERVAL / len.max(1) as u64
+                    ),
+                ));
+            }
             if self.switch.queues != QueueScheme::Vc {
                 return Err(field_err(
                     "switch.queues",

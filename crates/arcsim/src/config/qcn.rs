@@ -40,6 +40,10 @@ impl QcnSampling {
     }
 }
 
+/// The longest sampling interval (`cpc` times `router.packet_length`), in cycles: the
+/// mechanism keeps a timer wheel of that many slots.
+pub const QCN_MAX_INTERVAL: u64 = 1_000_000;
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct QcnConfig {
