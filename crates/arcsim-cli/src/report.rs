@@ -77,11 +77,19 @@ pub fn run_command(
         eprintln!("arcsim: warning: {w}");
     }
     let path = write_run(&o, out)?;
-    let ports = if first.ports.is_empty() {
+    let mut ports = if first.ports.is_empty() {
         ""
     } else {
         ", ports.csv"
-    };
+    }
+    .to_string();
+    if first
+        .qcn
+        .as_ref()
+        .is_some_and(|q| q.probabilities.is_some())
+    {
+        ports += ", qcn_probabilities.csv";
+    }
     println!(
         "wrote {}, report.html, series.csv{ports}, config.toml and plots series.{{svg,pdf,png}}, series_throughput.{{svg,pdf,png}}, queues.{{svg,pdf,png}}, hops.{{svg,pdf,png}}, links.{{svg,pdf,png}}",
         path.display()
@@ -231,6 +239,9 @@ pub fn write_run(o: &RunOutcome, out: &Path) -> Result<std::path::PathBuf> {
     if !first.ports.is_empty() {
         write_ports_csv(first, &out.join("ports.csv"))?;
     }
+    if let Some(p) = first.qcn.as_ref().and_then(|q| q.probabilities.as_ref()) {
+        write_probabilities_csv(p, &out.join("qcn_probabilities.csv"))?;
+    }
     plot_run(first, o.cfg.router.packet_length, out)?;
     let config = crate::provenance::config_file(&o.cfg)?;
     crate::html::write(
@@ -324,6 +335,26 @@ fn write_ports_csv(r: &arcsim::RunResult, path: &Path) -> Result<()> {
                 p.queued_with_credits.to_string(),
                 p.queued_without_credits.to_string(),
             ])?;
+        }
+        Ok(())
+    })
+}
+
+/// qcn_probabilities.csv (with `[qcn]`): one row per series window, its end cycle and the
+/// minimal-routing probability (percent) of each traced transit port, a column per port
+/// named `sSWITCH_pPORT`.
+fn write_probabilities_csv(
+    p: &arcsim::stats::summary::ProbabilitySeries,
+    path: &Path,
+) -> Result<()> {
+    crate::output::write_csv(path, |w| {
+        let mut header = vec!["cycle".to_string()];
+        header.extend(p.ports.iter().map(|(s, port)| format!("s{s}_p{port}")));
+        w.write_record(&header)?;
+        for point in &p.points {
+            let mut row = vec![point.cycle.to_string()];
+            row.extend(point.values.iter().map(|v| v.to_string()));
+            w.write_record(&row)?;
         }
         Ok(())
     })
@@ -500,6 +531,35 @@ pub fn summary_text(r: &RunResult) -> String {
             s,
             "pauses          {} PAUSE frames sent, {} of them reached a node",
             r.pauses, r.pauses_at_nodes
+        );
+    }
+    if let Some(c) = &r.control {
+        let _ = writeln!(
+            s,
+            "control         {} sent, {} consumed, {} dropped; {} phits on links ({:.2}% of all)",
+            c.sent,
+            c.consumed,
+            c.dropped,
+            c.link_phits,
+            100.0 * c.link_share
+        );
+    }
+    if let Some(q) = &r.qcn {
+        let _ = writeln!(
+            s,
+            "qcn             {}: {} samples, {} congested; CNMs {} sent ({} in the window), {} received, {} local; {} cuts, {} timer and {} feedback increases; {} ports below 100% (lowest {:.2}%)",
+            q.variant,
+            q.samples,
+            q.congested_samples,
+            q.cnms_sent,
+            q.cnms_sent_in_window,
+            q.cnms_received,
+            q.local_reactions,
+            q.decreases,
+            q.timer_increases,
+            q.feedback_increases,
+            q.ports_below_100,
+            q.min_probability
         );
     }
     if let Some(u) = &r.units {

@@ -193,3 +193,43 @@ fn a_kernel_run_writes_ports_csv_and_link_classes() {
         .any(|c| c["class"] == "up" && c["level"] == 2 && c["utilisation"]["links"] == 64));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_qcn_example_reports_its_notifications_and_probabilities() {
+    let dir = temp_dir("cli-kernel-qcn");
+    let (stdout, out_dir) = run_example(&dir, "qcn_hotspot.toml", 5000, 20000);
+    assert!(
+        stdout.contains("qcn             QCN-SWout + Feedback comparison"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("qcn_probabilities.csv"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("result.json")).unwrap())
+            .unwrap();
+    let run = json.get("run").unwrap_or(&json);
+    let q = &run["qcn"];
+    assert!(q["cnms_sent"].as_u64().unwrap_or(0) > 0, "{q}");
+    assert_eq!(run["control"]["sent"], q["cnms_sent"]);
+    assert_eq!(
+        json["config"]["qcn"]["th2"], 30,
+        "the complete configuration has [qcn]"
+    );
+    // One row per series window (5000 cycles) and a column per transit port, 14 of them.
+    let csv = std::fs::read_to_string(out_dir.join("qcn_probabilities.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(
+        lines[0].starts_with("cycle,s0_p2,s0_p3,s1_p2"),
+        "{}",
+        lines[0]
+    );
+    assert_eq!(lines[0].split(',').count(), 15);
+    assert_eq!(lines.len(), 1 + 5, "{csv}");
+    assert!(
+        lines[5]
+            .split(',')
+            .skip(1)
+            .any(|v| v.parse::<f64>().unwrap() < 100.0),
+        "{csv}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

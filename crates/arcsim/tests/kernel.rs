@@ -610,7 +610,13 @@ impl arcsim::kernel::mechanism::Mechanism for Echo {
         let back = k.net.attach[p.src as usize].0 as usize;
         k.send_control(p.dst_switch as usize, back, 4, p.src);
     }
-    fn on_control(&mut self, k: &mut arcsim::kernel::Kernel, s: usize, pkt: u32) {
+    fn on_control(
+        &mut self,
+        k: &mut arcsim::kernel::Kernel,
+        s: usize,
+        _port: Option<usize>,
+        pkt: u32,
+    ) {
         let p = k.pool.get(pkt);
         if k.net.attach[p.msg as usize].0 as usize != s {
             self.at_the_wrong_switch += 1;

@@ -13,6 +13,7 @@ pub mod limits;
 pub mod link_classes;
 mod nic;
 mod overrides;
+mod qcn;
 mod router;
 mod routing;
 mod simulation;
@@ -29,6 +30,7 @@ pub use graph::*;
 pub use link_classes::{LinkClassConfig, LinkClasses, LINK_CLASS_NAMES};
 pub use nic::*;
 pub use overrides::apply_override;
+pub use qcn::*;
 pub use router::*;
 pub use routing::*;
 pub use simulation::*;
@@ -74,6 +76,10 @@ pub struct Config {
     /// ([`link_classes`]).
     #[serde(skip_serializing_if = "LinkClasses::is_empty")]
     pub link_classes: LinkClasses,
+    /// QCN congestion points and QCN-Switch's routing probabilities (general kernel);
+    /// absent: no congestion mechanism.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qcn: Option<QcnConfig>,
 }
 
 impl Config {
@@ -397,6 +403,9 @@ impl Config {
                 format!("{cioq} (the input-queued engine sizes its buffers with router.buffer_local and buffer_global, and its links with topology.local_latency and global_latency)"),
             ));
         }
+        if self.qcn.is_some() {
+            return Err(field_err("qcn", cioq));
+        }
         Ok(())
     }
 
@@ -421,6 +430,27 @@ impl Config {
         self.switch.validate(len)?;
         self.flow_control.validate(len)?;
         self.nic.validate(len)?;
+        if let Some(q) = &self.qcn {
+            q.validate()?;
+            let interval = q.cpc as u64 * len as u64;
+            if interval > QCN_MAX_INTERVAL {
+                return Err(field_err(
+                    "qcn.cpc",
+                    format!(
+                        "{} packets of {len} phits is a sampling interval of {interval} cycles: \
+                         allowed up to {QCN_MAX_INTERVAL} (cpc at most {})",
+                        q.cpc,
+                        QCN_MAX_INTERVAL / len.max(1) as u64
+                    ),
+                ));
+            }
+            if self.switch.queues != QueueScheme::Vc {
+                return Err(field_err(
+                    "switch.queues",
+                    "QCN's notifications travel on VCs of their own: use queues = \"vc\" with [qcn]",
+                ));
+            }
+        }
         self.simulation.validate()?;
         match (self.routing.algorithm, self.topology.kind) {
             (RoutingAlgorithm::Min, _)

@@ -151,6 +151,7 @@ impl<R: Routing> Simulation<R> {
             wall_seconds: wall,
             cycles_per_second: self.now as f64 / wall.max(1e-9),
             packet_hops_per_second: self.packet_hops as f64 / wall.max(1e-9),
+            qcn: None,
         }
     }
 }

@@ -178,7 +178,7 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
             })
             .collect();
         let (link_classes, ports) = self.port_stats();
-        RunResult {
+        let mut result = RunResult {
             link_classes,
             ports,
             topology: self.describe.clone(),
@@ -231,7 +231,10 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
             wall_seconds: wall,
             cycles_per_second: k.now as f64 / wall.max(1e-9),
             packet_hops_per_second: k.packet_hops as f64 / wall.max(1e-9),
-        }
+            qcn: None,
+        };
+        self.mech.report(k, &mut result);
+        result
     }
 }
 

@@ -13,12 +13,22 @@
 //! [`crate::kernel::build`].
 
 use super::Kernel;
+use crate::stats::RunResult;
+use crate::switch::Switch;
 
 pub trait Mechanism {
     /// Whether the mechanism sends control packets: then every link gets control VCs.
     fn sends_control(&self) -> bool {
         false
     }
+    /// The kernel is built (network, VCs, routing): size the mechanism's tables.
+    fn start(&mut self, _k: &Kernel) {}
+    /// Once a cycle, after the switches moved: time-driven work (a congestion point's
+    /// sampling timers). The switch is there to be read (its queues' contents).
+    #[inline]
+    fn on_cycle<S: Switch>(&mut self, _k: &mut Kernel, _sw: &S) {}
+    /// Add what the mechanism measured to the run's result.
+    fn report(&self, _k: &Kernel, _r: &mut RunResult) {}
     /// Whether node `node`'s NIC may send data packet `pkt` now: the hook of per-flow rate
     /// limiters (QCN reaction points). A packet held back stays at the head of its queue
     /// and is asked about again next cycle.
@@ -29,16 +39,18 @@ pub trait Mechanism {
     /// A data packet's head reached input VC `vc` (input sampling).
     #[inline]
     fn on_input(&mut self, _k: &mut Kernel, _vc: u32, _pkt: u32) {}
-    /// A data packet entered an output queue of global port `port` (output sampling).
+    /// A packet (data or control: see its kind) entered an output queue of global port
+    /// `port`, its crossbar transfer done (output sampling, counts of what an output sent).
     #[inline]
     fn on_output(&mut self, _k: &mut Kernel, _port: usize, _pkt: u32) {}
     /// A data packet reached its destination node.
     #[inline]
     fn on_deliver(&mut self, _k: &mut Kernel, _pkt: u32) {}
-    /// Control packet `pkt` reached switch `s`, the switch it is addressed to; the kernel
+    /// Control packet `pkt` reached switch `s`, the switch it is addressed to, through
+    /// input port `port` (global port index; None: sent by `s` itself); the kernel
     /// releases it afterwards.
     #[inline]
-    fn on_control(&mut self, _k: &mut Kernel, _s: usize, _pkt: u32) {}
+    fn on_control(&mut self, _k: &mut Kernel, _s: usize, _port: Option<usize>, _pkt: u32) {}
     /// Whether the mechanism chooses packets' paths at injection
     /// ([`Mechanism::route_at_injection`]): source-adaptive routing such as QCN-Switch's
     /// per-port minimal probabilities or piggybacking. Only on the dragonfly and Dragonfly+,

@@ -22,6 +22,7 @@ mod measure;
 pub mod mechanism;
 pub mod nic;
 pub mod packet;
+pub mod qcn;
 pub mod route;
 mod stall;
 pub mod tables;
@@ -835,13 +836,16 @@ struct GroupShape {
 
 /// Build a kernel simulation for a validated configuration that uses it.
 pub fn build(cfg: &Config) -> Result<Box<dyn Simulator>, ConfigError> {
+    if let Some(q) = &cfg.qcn {
+        return Ok(Box::new(build_with(cfg, qcn::Qcn::new(q, cfg))?));
+    }
     Ok(Box::new(build_with(cfg, NoMechanism)?))
 }
 
 /// A kernel simulation of `cfg` with congestion mechanism `m` (a mechanism written in Rust
 /// against [`Mechanism`]: the simulation is returned whole, so that the caller can read the
 /// mechanism's own state after running it).
-pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, ConfigError> {
+pub fn build_with<M: Mechanism>(cfg: &Config, mut m: M) -> Result<Sim<Cioq, M>, ConfigError> {
     crate::validate(cfg)?;
     let mut levels = Vec::new();
     let nonminimal = match cfg.routing.algorithm {
@@ -983,6 +987,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, m: M) -> Result<Sim<Cioq, M>, Conf
             }
             let sw = Cioq::new(cfg, &kernel);
             kernel.start();
+            m.start(&kernel);
             Ok(Sim {
                 levels,
                 group_size: shape.a,
@@ -1435,6 +1440,7 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         k.run_flows();
         k.inject(&mut self.mech);
         self.sw.step(k, &mut self.mech);
+        self.mech.on_cycle(k, &self.sw);
         if k.pool.live() > 0 && k.now - k.last_move > self.watchdog {
             let idle = k.now - k.last_move;
             return Err(SimError::Stall(stall::report(

@@ -361,6 +361,63 @@ pub struct CollectiveResult {
     pub completion_cycles: Option<u64>,
 }
 
+/// What QCN's congestion points and QCN-Switch's reaction did over the whole run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QcnStats {
+    /// The paper's name of the variant, and where the congestion points sample.
+    pub variant: String,
+    pub sampling: String,
+    /// Q_eq in phits at each kind of port sampled (output queue, or local and global input
+    /// buffer), and the sampling interval in cycles.
+    pub q_eq_phits: Vec<u32>,
+    pub sampling_interval: u64,
+    /// Samples taken (a culprit found), and those with Fb > 0.
+    pub samples: u64,
+    pub congested_samples: u64,
+    /// CNMs put on the network (the kernel's `control.sent`; `control.dropped` of them were
+    /// dropped for want of room in a control queue), and those sent inside the
+    /// measurement window.
+    pub cnms_sent: u64,
+    pub cnms_sent_in_window: u64,
+    /// CNMs whose culprit entered the network at the sampling switch: applied there, not
+    /// sent.
+    pub local_reactions: u64,
+    /// Source processing: CNMs the sampling switch applied to itself as well.
+    pub source_processing: u64,
+    /// CNMs that reached the culprit's switch and were applied to their arrival port.
+    pub cnms_received: u64,
+    /// Probability changes: cuts, additive increases by the PC_l timer, increases by
+    /// feedback comparison, and feedback comparisons that changed nothing.
+    pub decreases: u64,
+    pub timer_increases: u64,
+    pub feedback_increases: u64,
+    pub feedback_unchanged: u64,
+    /// Transit ports of the whole network below 100% at the end, and the lowest
+    /// probability then.
+    pub ports_below_100: u64,
+    pub min_probability: f64,
+    /// The minimal probability (percent) of every transit port of the traced switches (the
+    /// dragonfly's group 0; every switch elsewhere) at the end of each series window.
+    pub probabilities: Option<ProbabilitySeries>,
+}
+
+/// Per series window, the probability of each traced port.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbabilitySeries {
+    pub window_cycles: u64,
+    /// The ports, as (switch, local port).
+    pub ports: Vec<(u32, u32)>,
+    /// The cycle each window ends (exclusive) and the ports' probabilities then, in the
+    /// order of `ports`.
+    pub points: Vec<ProbabilityPoint>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbabilityPoint {
+    pub cycle: u64,
+    pub values: Vec<f64>,
+}
+
 /// What one explicit flow did over the run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct FlowResult {
@@ -439,6 +496,9 @@ pub struct RunResult {
     /// Control packets of a congestion mechanism (general kernel), when it sent any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control: Option<ControlStats>,
+    /// QCN congestion points and QCN-Switch's probabilities (general kernel, with `[qcn]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qcn: Option<QcnStats>,
     /// What a cycle and a phit are, when the configuration has `[units]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub units: Option<crate::config::Units>,

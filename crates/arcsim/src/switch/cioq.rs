@@ -736,7 +736,7 @@ impl Switch for Cioq {
                 // Addressed here: the mechanism takes it out of the buffer at once.
                 let len = p.len as u32;
                 k.buffer_leave(vc, len);
-                m.on_control(k, s, pkt);
+                m.on_control(k, s, Some(gp), pkt);
                 k.pool.release(pkt);
                 k.control.consumed += 1;
                 k.last_move = k.now;
@@ -779,14 +779,11 @@ impl Switch for Cioq {
         let p = k.pool.get_mut(pkt);
         p.at = (k.now + self.latency) as u32;
         let len = p.len as u32;
-        let data = p.kind == Kind::Data;
         if vc != CONTROL_QUEUE {
             k.buffer_leave(vc, len);
         }
         self.queue[self.port[port].queue_base as usize + queue as usize].push_back(pkt);
-        if data {
-            m.on_output(k, port, pkt);
-        }
+        m.on_output(k, port, pkt);
         let s = self.port[port].switch as usize;
         self.port[port].out_wake = self.port[port].out_wake.min(k.now + self.latency);
         self.port[port].out_packets += 1;
@@ -808,7 +805,7 @@ impl Switch for Cioq {
                 let p = *k.pool.get(pkt);
                 if p.dst_switch as usize == s {
                     // To the switch that sent it: a local reaction, no network crossed.
-                    m.on_control(k, s, pkt);
+                    m.on_control(k, s, None, pkt);
                     k.pool.release(pkt);
                     k.control.consumed += 1;
                 } else if self.control_queued[s] + p.len as u32 > self.control_capacity {
