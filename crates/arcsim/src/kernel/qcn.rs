@@ -804,6 +804,7 @@ mod tests {
             vc: 0,
             kind: Kind::Data,
             class: 0,
+            route: crate::kernel::packet::NO_VIA,
         };
         let Sim { k, mech, .. } = &mut sim;
         assert!((0..100).all(|_| mech.takes_minimal_at_injection(k, 0, &pkt)));
