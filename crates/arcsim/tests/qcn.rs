@@ -322,3 +322,39 @@ fn a_bad_qcn_key_is_named() {
     let e = error("[qcn]\n");
     assert!(e.contains("qcn") && e.contains("cioq"), "{e}");
 }
+
+#[test]
+fn qcn_switch_routing_takes_the_non_minimal_path_under_adversarial_traffic() {
+    // Under ADV+1 minimal routing is held to 1/(a·p) = 0.125 by the one global link from
+    // each group to the next. QCN-Switch's notifications cut the probability of the
+    // congested minimal outputs at the sources' switches, and packets then leave through
+    // the global port their node's index names: more is accepted, and misrouted.
+    let adv = |qcn: &str| {
+        dragonfly("uniform", 0.4, qcn).replace(
+            "pattern = \"uniform\"",
+            "pattern = \"adv-global\"\noffset = 1",
+        )
+    };
+    let min = run(&adv("routing = false"));
+    let qcn = run(&adv("cpc = 10"));
+    assert!(
+        (min.accepted_load - 0.125).abs() < 0.01,
+        "{}",
+        min.accepted_load
+    );
+    assert_eq!(min.misrouted_fraction, Some(0.0));
+    // Measured: 0.427 accepted of 0.4 offered (the backlog drains), 84% misrouted.
+    assert!(
+        qcn.accepted_load > 0.35,
+        "QCN-Switch accepted {}",
+        qcn.accepted_load
+    );
+    let misrouted = qcn.misrouted_fraction.unwrap();
+    assert!(misrouted > 0.2, "{misrouted}");
+    // Under uniform traffic below saturation nothing congests: every packet goes minimally.
+    let un = run(&dragonfly("uniform", 0.2, "cpc = 10"));
+    assert_eq!(un.misrouted_fraction, Some(0.0));
+    // The node-indexed global port needs as many nodes as global ports per switch.
+    let e = error(&dragonfly("uniform", 0.2, "").replace("h = 2", "h = 3"));
+    assert!(e.contains("qcn.routing"), "{e}");
+}

@@ -508,6 +508,18 @@ impl Config {
                 ),
             ));
         }
+        if let Some(q) = &self.qcn {
+            let t = &self.topology;
+            if q.routing && t.kind == TopologyKind::Dragonfly && t.p != t.h {
+                return Err(field_err(
+                    "qcn.routing",
+                    format!(
+                        "QCN-Switch's non-minimal rule sends the packets of node i through global port i of its switch, so it needs as many nodes as global ports per switch (topology.p = {} but h = {}): use p = h, or qcn.routing = false to measure the probabilities only",
+                        t.p, t.h
+                    ),
+                ));
+            }
+        }
         self.routing.validate_paths(self.topology.kind)?;
         if self.synthetic_traffic() {
             self.check_change_time()?;

@@ -81,6 +81,10 @@ pub struct QcnConfig {
     pub th2: u32,
     /// The floor of a probability, in percent (FOGSim's `QCN_MIN_RATE`).
     pub min_probability: f64,
+    /// On the dragonfly, route by the probabilities at injection (QCN-Switch's conditional
+    /// rules: minimal unless a random N exceeds the first hop's probability, then the
+    /// global port the injecting node's index names); false: measure them only.
+    pub routing: bool,
 }
 
 impl Default for QcnConfig {
@@ -98,6 +102,7 @@ impl Default for QcnConfig {
             lf: 1.0 / 64.0,
             pc_limit: 100,
             pi: 1.0,
+            routing: true,
             th1: 0,
             th2: 30,
             min_probability: 0.0000125,

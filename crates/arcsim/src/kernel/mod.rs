@@ -1285,9 +1285,10 @@ impl Kernel {
             }
         }
         // A run of collectives (and sized flows) alone ends when the last has completed.
-        let unfinished =
-            (!collectives.is_empty() && !cfg.synthetic_traffic() && specs.iter().all(|f| f.size != 0))
-                .then_some(specs.len());
+        let unfinished = (!collectives.is_empty()
+            && !cfg.synthetic_traffic()
+            && specs.iter().all(|f| f.size != 0))
+        .then_some(specs.len());
         let mut flow_nics: Vec<(u32, Vec<u32>)> = Vec::new();
         for (i, f) in specs.iter().enumerate() {
             match flow_nics.iter_mut().find(|(n, _)| *n as u64 == f.src) {

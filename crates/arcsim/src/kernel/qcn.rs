@@ -456,6 +456,34 @@ impl Mechanism for Qcn {
         true
     }
 
+    fn routes_at_injection(&self) -> bool {
+        self.dragonfly && self.cfg.routing
+    }
+
+    /// QCN-Switch's decision (spec B.3, FOGSim's MIN_COND with CRG): a packet leaving its
+    /// group takes its minimal first hop unless a random N exceeds that hop's probability;
+    /// then it leaves through the global port whose number is the injecting node's index
+    /// at its switch (p = h), so it goes through the group at the far end of that link.
+    fn route_at_injection(&mut self, k: &mut Kernel, s: usize, pkt: u32, via: u32) -> u32 {
+        let p = *k.pool.get(pkt);
+        if self.takes_minimal_at_injection(k, s, &p) {
+            return via;
+        }
+        let base = k.net.port_base[s] as usize;
+        let radix = k.net.radix(s);
+        // The dragonfly's ports: p nodes, a - 1 local, h global, and p = h (validated): the
+        // last p ports are the global ones.
+        let nodes = (0..radix)
+            .filter(|&o| k.net.ports[base + o].class == PortClass::Terminal)
+            .count();
+        let gp = base + radix - nodes + p.src as usize % nodes;
+        match k.net.ports[gp].class {
+            PortClass::Global => k.port_switch[k.peer[gp] as usize],
+            // A spare port of a dragonfly with fewer groups: no alternative, minimal.
+            _ => via,
+        }
+    }
+
     fn start(&mut self, k: &Kernel) {
         let n = k.net.ports.len();
         let transit: Vec<bool> = k
