@@ -351,7 +351,7 @@ impl Config {
         Ok(())
     }
 
-    /// Whether the run generates synthetic traffic ([traffic] at some phase): not when it
+    /// Whether the run generates synthetic traffic (`[traffic]` at some phase): not when it
     /// has flows and a load of 0 before and after any change.
     pub fn synthetic_traffic(&self) -> bool {
         let change_load = self.traffic.change.as_ref().and_then(|c| c.load);
