@@ -233,6 +233,8 @@ pub struct Qcn {
     packet_length: u32,
     cnm_length: u16,
     group_size: usize,
+    /// The dragonfly's nodes per switch (p; = h where QCN-Switch routes).
+    nodes_per_switch: usize,
     dragonfly: bool,
     /// Sampling interval in cycles.
     interval: u64,
@@ -276,6 +278,7 @@ impl Qcn {
             packet_length: len,
             cnm_length: cnm.min(u16::MAX as u32) as u16,
             group_size: if dragonfly { cfg.topology.a.max(1) } else { 1 },
+            nodes_per_switch: cfg.topology.p.max(1),
             dragonfly,
             interval,
             output_buffer: cfg.switch.output_buffer,
@@ -469,14 +472,10 @@ impl Mechanism for Qcn {
         if self.takes_minimal_at_injection(k, s, &p) {
             return via;
         }
-        let base = k.net.port_base[s] as usize;
-        let radix = k.net.radix(s);
         // The dragonfly's ports: p nodes, a - 1 local, h global, and p = h (validated): the
         // last p ports are the global ones.
-        let nodes = (0..radix)
-            .filter(|&o| k.net.ports[base + o].class == PortClass::Terminal)
-            .count();
-        let gp = base + radix - nodes + p.src as usize % nodes;
+        let nodes = self.nodes_per_switch;
+        let gp = k.net.port_base[s + 1] as usize - nodes + p.src as usize % nodes;
         match k.net.ports[gp].class {
             PortClass::Global => k.port_switch[k.peer[gp] as usize],
             // A spare port of a dragonfly with fewer groups: no alternative, minimal.
