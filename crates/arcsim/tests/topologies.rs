@@ -611,6 +611,7 @@ fn the_example_files_run() {
     for name in [
         "fat_tree_dmodk.toml",
         "fat_tree_cables.toml",
+        "fat_tree_rates.toml",
         "rlft_c2_hotspot.toml",
         "multistage_recn.toml",
         "dragonfly_plus.toml",

@@ -4,8 +4,9 @@
 //! Dragonfly+'s global links, and a graph's links by their `class`), `up` and `down` (on
 //! topologies with levels: fat trees, XGFTs, real-life fat trees, multistage networks and
 //! Dragonfly+'s leaf-spine links). A class's `buffer` is the size of each input buffer
-//! (VC) at the receiving end of its links; its `latency` that of its links, each way. A
-//! class left out keeps the `router.buffer_*` and `topology.*_latency` keys.
+//! (VC) at the receiving end of its links; `vcs` how many VCs that end has; its `latency`
+//! that of its links, each way. A class left out keeps the `router.buffer_*`,
+//! `router.vcs_*` and `topology.*_latency` keys.
 
 use super::field_err;
 use crate::error::ConfigError;
@@ -27,6 +28,22 @@ pub struct LinkClassConfig {
     /// other.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency: Option<u32>,
+    /// Data VCs of each input port fed by the class's links (`node`: the NIC's injection
+    /// VCs), in place of `router.vcs_*`. More VCs than the routing's order has levels are
+    /// shared out among the levels (checked when the network is built).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vcs: Option<u32>,
+    /// The class's link rate as a share of a link of one phit per cycle
+    /// (`units.link_rate`): 1/n, a phit every n cycles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+}
+
+impl LinkClassConfig {
+    /// Cycles a phit takes on the class's links: 1 / rate (1 unset).
+    pub fn phit_cycles(&self) -> u32 {
+        self.rate.map_or(1, |r| (1.0 / r).round() as u32)
+    }
 }
 
 /// `[link_classes]`: class name to its overrides.
@@ -59,6 +76,29 @@ pub fn validate(classes: &LinkClasses, packet_length: u32) -> Result<(), ConfigE
                 ));
             }
         }
+        if let Some(v) = c.vcs {
+            if v == 0 || v > 255 {
+                return Err(field_err(
+                    &format!("link_classes.{name}.vcs"),
+                    format!("{v} VCs is out of range: a port has 1 to 255"),
+                ));
+            }
+        }
+        if let Some(r) = c.rate {
+            let n = 1.0 / r;
+            if !(r > 0.0 && r <= 1.0) || (n - n.round()).abs() > 1e-6 * n || n > 1e6 {
+                return Err(field_err(
+                    &format!("link_classes.{name}.rate"),
+                    format!(
+                        "{r} phits per cycle is not the base link rate divided by a whole \
+                         number: the fastest links carry one phit per cycle (units.link_rate) \
+                         and a slower class one phit every n cycles; use 1/n of the base rate \
+                         (0.5, 0.25, ... or in units, e.g. \"25 Gbps\" under a link_rate of \
+                         100 Gbps), or set units.link_rate to the fastest link's rate"
+                    ),
+                ));
+            }
+        }
         if let Some(l) = c.latency {
             if l == 0 || l > super::limits::MAX_LATENCY {
                 return Err(field_err(
@@ -71,6 +111,23 @@ pub fn validate(classes: &LinkClasses, packet_length: u32) -> Result<(), ConfigE
             }
         }
     }
+    // `up` and `down` name the two directions of the same links.
+    let rate = |n: &str| classes.get(n).and_then(|c| c.rate);
+    if rate("up").map(|r| 1.0 / r).map(f64::round) != rate("down").map(|r| 1.0 / r).map(f64::round)
+    {
+        let (set, other) = if rate("up").is_some() {
+            ("up", "down")
+        } else {
+            ("down", "up")
+        };
+        return Err(field_err(
+            &format!("link_classes.{set}.rate"),
+            format!(
+                "up and down are the two directions of the same links, which carry one \
+                 rate: give link_classes.{other}.rate the same rate"
+            ),
+        ));
+    }
     Ok(())
 }
 
@@ -79,7 +136,16 @@ mod tests {
     use super::*;
 
     fn one(name: &str, buffer: Option<u32>, latency: Option<u32>) -> LinkClasses {
-        [(name.to_string(), LinkClassConfig { buffer, latency })].into()
+        [(
+            name.to_string(),
+            LinkClassConfig {
+                buffer,
+                latency,
+                vcs: None,
+                rate: None,
+            },
+        )]
+        .into()
     }
 
     #[test]
@@ -92,5 +158,30 @@ mod tests {
         assert!(e.to_string().contains("link_classes.down.buffer"), "{e}");
         let e = validate(&one("global", None, Some(0)), 8).unwrap_err();
         assert!(e.to_string().contains("link_classes.global.latency"), "{e}");
+        for bad in [0, 256] {
+            let mut c = one("up", None, None);
+            c.get_mut("up").unwrap().vcs = Some(bad);
+            let e = validate(&c, 8).unwrap_err();
+            assert!(e.to_string().contains("link_classes.up.vcs"), "{e}");
+        }
+        for bad in [0.0, 0.3, 1.5, -0.25] {
+            let mut c = one("node", None, None);
+            c.get_mut("node").unwrap().rate = Some(bad);
+            let e = validate(&c, 8).unwrap_err();
+            assert!(
+                e.to_string().contains("link_classes.node.rate"),
+                "{bad}: {e}"
+            );
+        }
+        let mut c = one("node", None, None);
+        c.get_mut("node").unwrap().rate = Some(0.25);
+        validate(&c, 8).unwrap();
+        assert_eq!(c["node"].phit_cycles(), 4);
+        let mut c = one("up", None, None);
+        c.get_mut("up").unwrap().rate = Some(0.5);
+        let e = validate(&c, 8).unwrap_err();
+        assert!(e.to_string().contains("link_classes.down.rate"), "{e}");
+        c.insert("down".into(), c["up"].clone());
+        validate(&c, 8).unwrap();
     }
 }

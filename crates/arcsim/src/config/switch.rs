@@ -48,6 +48,18 @@ pub enum QueueScheme {
     VoqNet,
 }
 
+impl QueueScheme {
+    /// The name a configuration gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            QueueScheme::Vc => "vc",
+            QueueScheme::FourQ => "four-q",
+            QueueScheme::VoqSwitch => "voq-switch",
+            QueueScheme::VoqNet => "voq-net",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SwitchConfig {

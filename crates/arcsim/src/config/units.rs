@@ -75,6 +75,7 @@ const KEYS: &[(&str, Dimension)] = &[
     ("flows[].message", Dimension::Size),
     ("collectives[].size", Dimension::SizeUp),
     ("flows[].rate", Dimension::Rate),
+    ("link_classes.*.rate", Dimension::Rate),
     ("traffic.load", Dimension::Rate),
     ("traffic.change.load", Dimension::Rate),
 ];

@@ -88,3 +88,22 @@ pub fn input_buffer(
         _ => (rc.buffer_local, "router.buffer_local".into()),
     }
 }
+
+/// The data VCs input port `gp` has when `[link_classes]` gives the class of the link that
+/// feeds it a VC count (`node` for a node's port), and the key that set it; None: the
+/// router's key for its kind.
+pub fn input_vcs(
+    cfg: &Config,
+    net: &Network,
+    names: &[&'static str],
+    peer: &[u32],
+    gp: usize,
+) -> Option<(u16, String)> {
+    let feeding = match net.ports[gp].class {
+        PortClass::Terminal => "node",
+        PortClass::Unused => return None,
+        _ => names[peer[gp] as usize],
+    };
+    let v = cfg.link_classes.get(feeding)?.vcs?;
+    Some((v as u16, format!("link_classes.{feeding}.vcs")))
+}

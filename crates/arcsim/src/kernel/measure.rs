@@ -53,8 +53,9 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
                 .ports
                 .iter()
                 .zip(k.sent.iter().zip(&k.sent_at_window_start))
-                .filter(|(p, _)| p.class == class)
-                .map(|(_, (&now, &then))| (now - then) as f64 / cycles)
+                .zip(&k.phit_cycles)
+                .filter(|((p, _), _)| p.class == class)
+                .map(|((_, (&now, &then)), &phit)| (now - then) as f64 * phit as f64 / cycles)
                 .collect();
             LinkUse::of(&use_)
         };
@@ -437,7 +438,8 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
             let capacity: u64 = k.fc.capacity[vcs].iter().map(|&c| c as u64).sum();
             let mut add = |key: (&'static str, Option<u32>)| {
                 let e = classes.entry(key).or_default();
-                e.0.push(phits as f64 / cycles);
+                // A share of the link's own rate (a slower class's phits take longer).
+                e.0.push(phits as f64 * k.phit_cycles[gp] as f64 / cycles);
                 e.1 += held;
                 e.2 = e.2.saturating_add(capacity);
             };

@@ -74,9 +74,13 @@ pub struct Kernel {
     pub port_switch: Vec<u32>,
     /// Which input queue a packet joins.
     pub queues: QueueScheme,
-    /// Data VCs of local and global links; control VCs (as many, when the mechanism sends
-    /// control packets) follow them.
-    pub data_vcs: [u16; 2],
+    /// Per global port (input side): the VCs of each level of the routing's VC order
+    /// there. A packet of level `l` joins one of VCs `l·m .. (l+1)·m` (the one with the most
+    /// room): 1 unless `link_classes.NAME.vcs` gives a port more VCs than the order has
+    /// levels, or the order has one level (up*/down*), where every VC serves it. Control
+    /// VCs (as many as data VCs, when the mechanism sends control packets) follow the data
+    /// VCs.
+    pub vc_set: Vec<u8>,
     pub control_vcs: bool,
     /// Control packets the mechanism sent this cycle, by switch, for the switch to queue.
     pub pending_control: Vec<(u32, u32)>,
@@ -84,6 +88,9 @@ pub struct Kernel {
     /// Per global port, output side: its link carries a packet until this cycle, and the
     /// phits it has sent.
     pub link_busy: Vec<u64>,
+    /// Per global port: cycles a phit takes on its link, both ways (1 unless the link's
+    /// class has a `rate` below the base rate).
+    pub phit_cycles: Vec<u32>,
     pub sent: Vec<u64>,
     /// Per port: packets sent, output states and input occupancy over the window.
     pub(crate) meas: measure::PortMeasure,
@@ -165,7 +172,7 @@ impl Kernel {
         let info = self.net.ports[gp];
         let p = self.pool.get_mut(pkt);
         let len = p.len as u64;
-        self.link_busy[gp] = self.now + len;
+        self.link_busy[gp] = self.now + len * self.phit_cycles[gp] as u64;
         self.sent[gp] += len;
         self.meas.sent(gp, self.now);
         self.last_move = self.now;
@@ -211,12 +218,16 @@ impl Kernel {
         self.pending_control.push((at as u32, id));
     }
 
-    /// The VC a control packet takes on a link of class `class`: the control VC of the
-    /// routing's order.
+    /// The VC a control packet takes on output `gp`'s link: the first control VC of its
+    /// level of the routing's order.
     #[inline]
-    pub fn control_vc(&self, pkt: &Packet, class: PortClass) -> u16 {
-        let global = class == PortClass::Global;
-        self.data_vcs[global as usize] + self.route.next_vc(pkt.hops, pkt.global_hops, class) as u16
+    pub fn control_vc(&self, pkt: &Packet, gp: usize) -> u16 {
+        let input = self.peer[gp] as usize;
+        let m = self.vc_set[input] as u16;
+        let level = self
+            .route
+            .next_vc(pkt.hops, pkt.global_hops, self.net.ports[gp].class);
+        self.vc_count[input] / 2 + level as u16 * m
     }
 
     /// The input VC that output `gp`'s VC `vc` feeds at the far end of its link.
@@ -242,11 +253,19 @@ impl Kernel {
         let len = if room { pkt.len as u32 } else { 0 };
         let base = self.vc_base[gp];
         let q = match (self.queues, ordered) {
-            (QueueScheme::Vc, Some(vc)) => vc as u16,
+            (QueueScheme::Vc, Some(level)) if self.vc_set[gp] == 1 => level as u16,
             (QueueScheme::Vc | QueueScheme::FourQ, _) => {
+                // The level's VCs (several), or all of the port's queues.
+                let (first, n) = match (self.queues, ordered) {
+                    (QueueScheme::Vc, Some(level)) => {
+                        let m = self.vc_set[gp] as u16;
+                        (level as u16 * m, m)
+                    }
+                    _ => (0, self.vc_count[gp]),
+                };
                 let mut best = None;
                 let mut best_room = 0;
-                for q in 0..self.vc_count[gp] {
+                for q in first..first + n {
                     let free = self.fc.room(base + q as u32);
                     if (best.is_none() || free > best_room)
                         && self.fc.can_send(base + q as u32, len)
@@ -450,7 +469,7 @@ impl Kernel {
         let mut start = self.now;
         if self.frame_phits > 0 {
             start = start.max(self.link_busy[gp]);
-            self.link_busy[gp] = start + self.frame_phits as u64;
+            self.link_busy[gp] = start + self.frame_phits as u64 * self.phit_cycles[gp] as u64;
             self.frame_link_phits += self.frame_phits as u64;
         }
         let at = start + self.net.ports[gp].latency as u64;
@@ -712,7 +731,7 @@ impl Kernel {
                         nic.queue.pop_front();
                     }
                     nic.queued -= len;
-                    nic.link_busy = self.now + len as u64;
+                    nic.link_busy = self.now + len as u64 * self.phit_cycles[gp] as u64;
                     let p = self.pool.get_mut(pkt);
                     p.inject_time = self.now as u32;
                     p.vc = (vc - base) as u16;
@@ -731,10 +750,13 @@ impl Kernel {
         }
     }
 
-    /// The head of `pkt` reaches its destination NIC; its tail follows `len - 1` cycles later.
+    /// The head of `pkt` reaches its destination NIC; its tail follows `len - 1` phits later.
     fn deliver(&mut self, pkt: u32) {
         let p = *self.pool.get(pkt);
-        let tail = self.now + p.len as u64 - 1;
+        let phit = self.net.attach.get(p.dst as usize).map_or(1, |&(s, port)| {
+            self.phit_cycles[self.net.port_base[s as usize] as usize + port as usize]
+        });
+        let tail = self.now + p.len as u64 * phit as u64 - 1;
         let old = crate::engine::packet::Packet {
             src: p.src,
             dst_router: p.dst_switch,
@@ -1053,7 +1075,14 @@ impl Kernel {
         };
         let local = vcs(rc.vcs_local, need_local, "router.vcs_local")?;
         let global = vcs(rc.vcs_global, need_global, "router.vcs_global")?;
-        route.last_vc = [(local - 1) as u8, (global - 1) as u8];
+        // Levels of the VC order per kind of link: one VC each, or, under up*/down* order
+        // (every hop one level), one level that all of a port's VCs serve.
+        let levels = if route.policy == VcPolicy::UpDown {
+            [1, 1]
+        } else {
+            [local, global]
+        };
+        route.last_vc = [(levels[0] - 1) as u8, (levels[1] - 1) as u8];
         // The adaptive selection of generated topologies leaves d-mod-k's port for a port
         // loaded two packets less.
         route.threshold = 2u32.saturating_mul(rc.packet_length);
@@ -1126,18 +1155,52 @@ impl Kernel {
         let buffers: Vec<(u32, String)> = (0..n_ports)
             .map(|gp| classes::input_buffer(cfg, &net, &class_names, &peer, gp))
             .collect();
+        let mut vc_set = Vec::with_capacity(n_ports);
         let mut port_switch = Vec::with_capacity(n_ports);
         for r in 0..net.num_routers() {
             for p in 0..net.radix(r) {
                 let gp = net.port_base[r] as usize + p;
                 let info = net.ports[gp];
                 let (buf, key) = (buffers[gp].0, buffers[gp].1.as_str());
-                let n = match info.class {
-                    PortClass::Terminal => inj,
-                    PortClass::Local => local * copies,
-                    PortClass::Global => global * copies,
-                    PortClass::Unused => 0,
+                let class_vcs = classes::input_vcs(cfg, &net, &class_names, &peer, gp);
+                if let (Some((_, key)), false) = (&class_vcs, scheme == QueueScheme::Vc) {
+                    return Err(ConfigError::Field {
+                        field: key.clone(),
+                        message: format!(
+                            "switch.queues = \"{}\" divides each port's memory among its own \
+                             queues, so a VC count does not apply: remove the key, or use \
+                             queues = \"vc\"",
+                            scheme.name()
+                        ),
+                    });
+                }
+                let (n, set) = match info.class {
+                    PortClass::Terminal => (class_vcs.map_or(inj, |(v, _)| v), 1),
+                    PortClass::Unused => (0, 1),
+                    class => {
+                        let is_global = class == PortClass::Global;
+                        let kind = if is_global { global } else { local };
+                        let lv = levels[is_global as usize];
+                        let n = match class_vcs {
+                            Some((v, key)) if v < lv || v % lv != 0 => {
+                                return Err(ConfigError::Field {
+                                    field: key,
+                                    message: format!(
+                                        "{v} VCs do not divide among the {lv} levels of the \
+                                         routing's deadlock-free VC order on these links \
+                                         (router.vcs_{}: a packet's level is its position on \
+                                         its path): use a multiple of {lv}",
+                                        if is_global { "global" } else { "local" }
+                                    ),
+                                });
+                            }
+                            Some((v, _)) => v,
+                            None => kind,
+                        };
+                        (n * copies, (n / lv) as u8)
+                    }
                 };
+                vc_set.push(set);
                 // Other schemes split the port's memory equally among their queues.
                 let (n, buf) = match scheme {
                     _ if info.class == PortClass::Unused => (0, 0),
@@ -1307,6 +1370,10 @@ impl Kernel {
             fc: FlowControl::new(fcc.kind, fcc.xoff, fcc.xon, capacity)
                 .with_ports(vc_port.clone(), port_capacity),
             link_busy: vec![0; n_ports],
+            phit_cycles: class_names
+                .iter()
+                .map(|&c| cfg.link_classes.get(c).map_or(1, |c| c.phit_cycles()))
+                .collect(),
             sent: vec![0; n_ports],
             meas: measure::PortMeasure::new(n_ports, (ws, we)),
             sent_at_window_start: Vec::new(),
@@ -1316,7 +1383,7 @@ impl Kernel {
             peer,
             port_switch,
             queues: scheme,
-            data_vcs: [local, global],
+            vc_set,
             control_vcs: control,
             pending_control: Vec::new(),
             control: ControlCount::default(),

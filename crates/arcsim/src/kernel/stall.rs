@@ -135,7 +135,7 @@ fn step<S: Switch>(k: &Kernel, sw: &S, b: Buffer) -> (String, Option<Buffer>) {
             }
             let class = k.net.ports[out].class;
             let next = if p.kind == Kind::Control {
-                k.control_vc(p, class)
+                k.control_vc(p, out)
             } else {
                 let ordered = k.route.next_vc(p.hops, p.global_hops, class);
                 k.queue_at(k.peer[out] as usize, p, Some(ordered), false)

@@ -357,7 +357,7 @@ impl Cioq {
             let next = if class == PortClass::Terminal {
                 0
             } else if p.kind == Kind::Control {
-                let vc = k.control_vc(p, class);
+                let vc = k.control_vc(p, gp);
                 let down = k.downstream_vc(gp, vc);
                 if !self.hold && !k.fc.can_send(down, len as u32) {
                     k.meas.set_blocked(gp, now, true);
@@ -683,7 +683,7 @@ impl Cioq {
             self.control_busy[s] = end;
             self.control_queued[s] -= len as u32;
         } else {
-            end = end.max(p.at as u64 + len);
+            end = end.max(p.at as u64 + len * k.phit_cycles[gp_in] as u64);
             self.port[gp_in].in_packets -= 1;
             if self.port[gp_in].in_packets == 0 {
                 self.inputs.remove(s, i);
