@@ -303,3 +303,78 @@ fn lag_and_tree_groups_widen_a_deterministic_table() {
     let e = arcsim::validate(&c).unwrap_err().to_string();
     assert!(e.contains("routing.groups"), "{e}");
 }
+
+#[test]
+fn scenario_1_adaptive_roots_form_at_lid_8s_uplinks_then_one_becomes_a_branch() {
+    // Claim 14, time-resolved: 250-cycle windows of every output port's root and branch
+    // time from cycle 0 (simulation.port_series_window). LID 8 is switch 1, its uplinks
+    // ports 3 (to LID 6) and 4 (to R2); LID 7's egress to node 4 is switch 0 port 0.
+    let r = run(
+        "c2_sc1.toml",
+        &[
+            TREE[0],
+            TREE[1],
+            "simulation.warmup_cycles=8000",
+            "simulation.port_series_window=250",
+        ],
+    );
+    let series = |s: u32, p: u32| {
+        &r.ports
+            .iter()
+            .find(|x| x.switch == s && x.port == p)
+            .unwrap()
+            .series
+    };
+    // (root, branch) shares of the windows in [from, to).
+    let share = |s: u32, p: u32, from: u64, to: u64| {
+        let w: Vec<_> = series(s, p)
+            .iter()
+            .filter(|w| w.start >= from && w.end <= to)
+            .collect();
+        let cycles: u64 = w.iter().map(|w| w.end - w.start).sum();
+        let root: u64 = w.iter().map(|w| w.queued_with_credits).sum();
+        let branch: u64 = w.iter().map(|w| w.queued_without_credits).sum();
+        (root as f64 / cycles as f64, branch as f64 / cycles as f64)
+    };
+    for up in [3, 4] {
+        let (root, branch) = share(1, up, 0, 750);
+        assert!(
+            root > 0.9 && branch == 0.0,
+            "early, uplink {up}: {root} {branch}"
+        );
+    }
+    let (_, branch) = share(1, 3, 2000, 48000);
+    assert!(branch > 0.4, "later, uplink to LID 6: branch {branch}");
+    let (root, _) = share(0, 0, 250, 48000);
+    assert!(root > 0.99, "LID 7's egress to node 4: root {root}");
+    // The windows cover the run from cycle 0, and those inside the measurement add up to
+    // the port's counters over it.
+    for p in &r.ports {
+        assert_eq!(p.series.len(), 48000 / 250, "{p:?}");
+        let inside = p.series.iter().filter(|w| w.start >= 8000);
+        let (mut root, mut branch, mut phits) = (0, 0, 0);
+        for w in inside {
+            root += w.queued_with_credits;
+            branch += w.queued_without_credits;
+            phits += w.phits;
+        }
+        assert_eq!(
+            (root, branch, phits),
+            (p.queued_with_credits, p.queued_without_credits, p.phits),
+            "switch {} port {}",
+            p.switch,
+            p.port
+        );
+    }
+    // Without the key, no windows.
+    let plain = run(
+        "c2_sc1.toml",
+        &[TREE[0], TREE[1], "simulation.warmup_cycles=8000"],
+    );
+    assert!(plain.ports.iter().all(|p| p.series.is_empty()));
+    assert_eq!(
+        shares(&plain),
+        shares(&r),
+        "the windows change nothing simulated"
+    );
+}

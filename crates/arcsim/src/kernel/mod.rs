@@ -1308,7 +1308,7 @@ impl Kernel {
                 .with_ports(vc_port.clone(), port_capacity),
             link_busy: vec![0; n_ports],
             sent: vec![0; n_ports],
-            meas: measure::PortMeasure::new(n_ports, (ws, we)),
+            meas: measure::PortMeasure::new(n_ports, (ws, we), sim.port_series_window),
             sent_at_window_start: Vec::new(),
             vc_base,
             vc_count,
@@ -1399,6 +1399,9 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         let k = &mut self.k;
         if k.now == k.collector.window_start {
             k.sent_at_window_start = k.sent.clone();
+        }
+        if k.meas.series_due(k.now) {
+            k.meas.snapshot(k.now, &k.sent);
         }
         let mut evs = std::mem::take(&mut k.events);
         k.wheel.take(k.now, &mut evs);
