@@ -378,3 +378,16 @@ fn scenario_1_adaptive_roots_form_at_lid_8s_uplinks_then_one_becomes_a_branch() 
         "the windows change nothing simulated"
     );
 }
+
+#[test]
+fn fig_17_network_gives_the_lane_models_7_16_3_16_1_8_1_4() {
+    // Blue, red, yellow, green (flows 0-3) on the reverse parking lot of case 2, the spec's
+    // lane model (E.12) built as a network, least-loaded selection.
+    let r = run("reverse_parking_lot_2.toml", &[]);
+    for (x, want) in shares(&r)
+        .iter()
+        .zip([7.0 / 16.0, 3.0 / 16.0, 1.0 / 8.0, 0.25])
+    {
+        near(*x, want, 0.02 * want, "share of the exit link");
+    }
+}
