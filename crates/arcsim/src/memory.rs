@@ -202,11 +202,10 @@ fn kernel_parts(cfg: &Config) -> Vec<Part> {
                 .saturating_add(nodes.saturating_mul(256)),
         },
     ];
-    let w = cfg.simulation.port_series_window;
-    if w > 0 {
+    let sim = &cfg.simulation;
+    if let Some(w) = (sim.warmup_cycles + sim.measure_cycles).checked_div(sim.port_series_window) {
         // Per output port and window: its snapshot (24 bytes) and its row in the result (40).
-        let sim = &cfg.simulation;
-        let windows = (sim.warmup_cycles + sim.measure_cycles) / w + 1;
+        let windows = w + 1;
         parts.push(Part {
             what: "per-window port counters",
             keys: "simulation.port_series_window, simulation.warmup_cycles, simulation.measure_cycles",
