@@ -83,6 +83,9 @@ pub fn run_command(
         ", ports.csv"
     }
     .to_string();
+    if first.ports.iter().any(|p| !p.series.is_empty()) {
+        ports += ", ports_series.csv";
+    }
     if first
         .qcn
         .as_ref()
@@ -239,6 +242,9 @@ pub fn write_run(o: &RunOutcome, out: &Path) -> Result<std::path::PathBuf> {
     if !first.ports.is_empty() {
         write_ports_csv(first, &out.join("ports.csv"))?;
     }
+    if first.ports.iter().any(|p| !p.series.is_empty()) {
+        write_ports_series_csv(first, &out.join("ports_series.csv"))?;
+    }
     if let Some(p) = first.qcn.as_ref().and_then(|q| q.probabilities.as_ref()) {
         write_probabilities_csv(p, &out.join("qcn_probabilities.csv"))?;
     }
@@ -335,6 +341,43 @@ fn write_ports_csv(r: &arcsim::RunResult, path: &Path) -> Result<()> {
                 p.queued_with_credits.to_string(),
                 p.queued_without_credits.to_string(),
             ])?;
+        }
+        Ok(())
+    })
+}
+
+/// ports_series.csv (general kernel, `simulation.port_series_window`): one row per output
+/// port and window of that many cycles from cycle 0: what it sent, and the cycles it was a
+/// root and a branch, so that a congestion tree can be followed as it forms and moves.
+fn write_ports_series_csv(r: &arcsim::RunResult, path: &Path) -> Result<()> {
+    crate::output::write_csv(path, |w| {
+        w.write_record([
+            "switch",
+            "port",
+            "class",
+            "level",
+            "peer",
+            "window_start",
+            "window_end",
+            "phits",
+            "queued_with_credits",
+            "queued_without_credits",
+        ])?;
+        for p in &r.ports {
+            for x in &p.series {
+                w.write_record([
+                    p.switch.to_string(),
+                    p.port.to_string(),
+                    p.class.clone(),
+                    p.level.map_or(String::new(), |l| l.to_string()),
+                    p.peer.to_string(),
+                    x.start.to_string(),
+                    x.end.to_string(),
+                    x.phits.to_string(),
+                    x.queued_with_credits.to_string(),
+                    x.queued_without_credits.to_string(),
+                ])?;
+            }
         }
         Ok(())
     })

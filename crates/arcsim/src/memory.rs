@@ -202,6 +202,16 @@ fn kernel_parts(cfg: &Config) -> Vec<Part> {
                 .saturating_add(nodes.saturating_mul(256)),
         },
     ];
+    let sim = &cfg.simulation;
+    if let Some(w) = (sim.warmup_cycles + sim.measure_cycles).checked_div(sim.port_series_window) {
+        // Per output port and window: its snapshot (24 bytes) and its row in the result (40).
+        let windows = w + 1;
+        parts.push(Part {
+            what: "per-window port counters",
+            keys: "simulation.port_series_window, simulation.warmup_cycles, simulation.measure_cycles",
+            bytes: ports.saturating_mul(windows).saturating_mul(64),
+        });
+    }
     parts.sort_by_key(|p| std::cmp::Reverse(p.bytes));
     parts
 }

@@ -42,6 +42,9 @@ const LAG: [&str; 2] = [
     "routing.groups=lag",
     "routing.selection=ingress-round-robin",
 ];
+/// The spec's default selector: the least loaded port of the LAG group, ties round robin
+/// (a pointer per switch, ingress port and group).
+const LAG_LEAST: [&str; 2] = ["routing.groups=lag", "routing.selection=least-loaded"];
 const TREE: [&str; 2] = [
     "routing.groups=tree",
     "routing.selection=ingress-round-robin",
@@ -73,41 +76,44 @@ fn s1_adaptive_routing_splits_one_flow_50_50_at_every_rate_deterministic_100_0()
     for (gbps, rate) in [(20.0, 20.0 / 188.0), (80.0, 80.0 / 188.0), (200.0, 1.0f64)] {
         let flows = format!("flows=[{{src = 0, dst = 3, message = 16, rate = {rate}}}]");
         let dr = run("c1_s1.toml", &[&flows]);
-        let mut sets = LAG.to_vec();
-        sets.push(&flows);
-        let ar = run("c1_s1.toml", &sets);
         let want = rate.min(1.0);
-        for (r, what) in [(&dr, "DR"), (&ar, "AR")] {
-            near(
-                r.flows[0].throughput,
-                want,
-                0.02 * want,
-                &format!("{what} at {gbps} Gbps"),
-            );
-        }
+        near(
+            dr.flows[0].throughput,
+            want,
+            0.02 * want,
+            &format!("DR at {gbps} Gbps"),
+        );
         // L1 and L2 are ports 3 and 4 of SW1 (switch 0).
         let (l1, l2) = (packets(&dr, 0, 3), packets(&dr, 0, 4));
         assert!(l1 > 0 && l2 == 0, "DR at {gbps}: L1 {l1}, L2 {l2}");
-        let (l1, l2) = (packets(&ar, 0, 3), packets(&ar, 0, 4));
-        assert!(
-            l1.abs_diff(l2) <= 1 && l1 > 0,
-            "AR at {gbps}: L1 {l1}, L2 {l2}"
-        );
+        // Both selectors: at 20 Gbps the links are idle at every packet, so least-loaded
+        // alternates only through its round-robin tie-break.
+        for sel in [LAG, LAG_LEAST] {
+            let mut sets = sel.to_vec();
+            sets.push(&flows);
+            let ar = run("c1_s1.toml", &sets);
+            let what = format!("AR ({}) at {gbps} Gbps", sel[1]);
+            near(ar.flows[0].throughput, want, 0.02 * want, &what);
+            let (l1, l2) = (packets(&ar, 0, 3), packets(&ar, 0, 4));
+            assert!(l1.abs_diff(l2) <= 1 && l1 > 0, "{what}: L1 {l1}, L2 {l2}");
+        }
     }
 }
 
 #[test]
 fn s2_deterministic_188_94_94_adaptive_125_each_same_total() {
     let dr = shares(&run("c1_s2.toml", &[]));
-    let ar = shares(&run("c1_s2.toml", &LAG));
     for (x, want) in dr.iter().zip([1.0, 0.5, 0.5]) {
         near(*x, want, 0.02, "DR");
     }
-    for x in &ar {
-        near(*x, 2.0 / 3.0, 0.02, "AR");
+    for sel in [LAG, LAG_LEAST] {
+        let ar = shares(&run("c1_s2.toml", &sel));
+        for x in &ar {
+            near(*x, 2.0 / 3.0, 0.02, &format!("AR ({})", sel[1]));
+        }
+        let (td, ta) = (dr.iter().sum::<f64>(), ar.iter().sum::<f64>());
+        near(ta / td, 1.0, 0.01, "AR total over DR total");
     }
-    let (td, ta) = (dr.iter().sum::<f64>(), ar.iter().sum::<f64>());
-    near(ta / td, 1.0, 0.01, "AR total over DR total");
 }
 
 #[test]
@@ -130,12 +136,18 @@ fn s3_adaptive_uses_75_percent_under_every_table_deterministic_100_75_50() {
     }
     near(total(&case2), 1.5, 0.03, "DR case 2 (75%)");
     near(total(&case3), 1.0, 0.02, "DR case 3 (50%)");
-    for table in ["c1_dr.txt", "c1_s3_dr_case3.txt"] {
+    for (table, sel) in [
+        ("c1_dr.txt", LAG),
+        ("c1_s3_dr_case3.txt", LAG),
+        ("c1_dr.txt", LAG_LEAST),
+        ("c1_s3_dr_case3.txt", LAG_LEAST),
+    ] {
         let t = format!("routing.table={table}");
-        let ar = run("c1_s3.toml", &[LAG[0], LAG[1], &t]);
-        near(total(&ar), 1.5, 0.03, &format!("AR on {table} (75%)"));
+        let ar = run("c1_s3.toml", &[sel[0], sel[1], &t]);
+        let what = format!("AR ({}) on {table}", sel[1]);
+        near(total(&ar), 1.5, 0.03, &format!("{what} (75%)"));
         for x in shares(&ar) {
-            near(x, 0.5, 0.02, &format!("AR on {table}, each flow"));
+            near(x, 0.5, 0.02, &format!("{what}, each flow"));
         }
     }
 }
@@ -290,4 +302,92 @@ fn lag_and_tree_groups_widen_a_deterministic_table() {
     .unwrap();
     let e = arcsim::validate(&c).unwrap_err().to_string();
     assert!(e.contains("routing.groups"), "{e}");
+}
+
+#[test]
+fn scenario_1_adaptive_roots_form_at_lid_8s_uplinks_then_one_becomes_a_branch() {
+    // Claim 14, time-resolved: 250-cycle windows of every output port's root and branch
+    // time from cycle 0 (simulation.port_series_window). LID 8 is switch 1, its uplinks
+    // ports 3 (to LID 6) and 4 (to R2); LID 7's egress to node 4 is switch 0 port 0.
+    let r = run(
+        "c2_sc1.toml",
+        &[
+            TREE[0],
+            TREE[1],
+            "simulation.warmup_cycles=8000",
+            "simulation.port_series_window=250",
+        ],
+    );
+    let series = |s: u32, p: u32| {
+        &r.ports
+            .iter()
+            .find(|x| x.switch == s && x.port == p)
+            .unwrap()
+            .series
+    };
+    // (root, branch) shares of the windows in [from, to).
+    let share = |s: u32, p: u32, from: u64, to: u64| {
+        let w: Vec<_> = series(s, p)
+            .iter()
+            .filter(|w| w.start >= from && w.end <= to)
+            .collect();
+        let cycles: u64 = w.iter().map(|w| w.end - w.start).sum();
+        let root: u64 = w.iter().map(|w| w.queued_with_credits).sum();
+        let branch: u64 = w.iter().map(|w| w.queued_without_credits).sum();
+        (root as f64 / cycles as f64, branch as f64 / cycles as f64)
+    };
+    for up in [3, 4] {
+        let (root, branch) = share(1, up, 0, 750);
+        assert!(
+            root > 0.9 && branch == 0.0,
+            "early, uplink {up}: {root} {branch}"
+        );
+    }
+    let (_, branch) = share(1, 3, 2000, 48000);
+    assert!(branch > 0.4, "later, uplink to LID 6: branch {branch}");
+    let (root, _) = share(0, 0, 250, 48000);
+    assert!(root > 0.99, "LID 7's egress to node 4: root {root}");
+    // The windows cover the run from cycle 0, and those inside the measurement add up to
+    // the port's counters over it.
+    for p in &r.ports {
+        assert_eq!(p.series.len(), 48000 / 250, "{p:?}");
+        let inside = p.series.iter().filter(|w| w.start >= 8000);
+        let (mut root, mut branch, mut phits) = (0, 0, 0);
+        for w in inside {
+            root += w.queued_with_credits;
+            branch += w.queued_without_credits;
+            phits += w.phits;
+        }
+        assert_eq!(
+            (root, branch, phits),
+            (p.queued_with_credits, p.queued_without_credits, p.phits),
+            "switch {} port {}",
+            p.switch,
+            p.port
+        );
+    }
+    // Without the key, no windows.
+    let plain = run(
+        "c2_sc1.toml",
+        &[TREE[0], TREE[1], "simulation.warmup_cycles=8000"],
+    );
+    assert!(plain.ports.iter().all(|p| p.series.is_empty()));
+    assert_eq!(
+        shares(&plain),
+        shares(&r),
+        "the windows change nothing simulated"
+    );
+}
+
+#[test]
+fn fig_17_network_gives_the_lane_models_7_16_3_16_1_8_1_4() {
+    // Blue, red, yellow, green (flows 0-3) on the reverse parking lot of case 2, the spec's
+    // lane model (E.12) built as a network, least-loaded selection.
+    let r = run("reverse_parking_lot_2.toml", &[]);
+    for (x, want) in shares(&r)
+        .iter()
+        .zip([7.0 / 16.0, 3.0 / 16.0, 1.0 / 8.0, 0.25])
+    {
+        near(*x, want, 0.02 * want, "share of the exit link");
+    }
 }

@@ -118,3 +118,15 @@ fn fat_tree_links_are_up_and_down_by_level_and_the_dragonfly_keeps_local_and_glo
     assert_eq!(class(&r, "local", None).utilisation, r.links.local);
     assert_eq!(class(&r, "global", None).utilisation, r.links.global);
 }
+
+#[test]
+fn per_window_port_counters_are_the_general_kernels_only() {
+    // The input-queued dragonfly engine has no per-port counters: the key is refused,
+    // naming it.
+    let c = Config::from_toml_str("[simulation]\nport_series_window = 100\n").unwrap();
+    let e = arcsim::validate(&c).unwrap_err().to_string();
+    assert!(
+        e.contains("simulation.port_series_window") && e.contains("cioq"),
+        "{e}"
+    );
+}

@@ -8,9 +8,12 @@
 //! between flows starting or stopping, without the first window of each, where the shares
 //! settle), `ports.csv` (the output ports' counters of the first seed: packets, and the
 //! cycles with data queued with and without credits, a congestion tree's root and
-//! branches) and a plot per curve. Its claims read a flow's share of a link (or a sum over
-//! flows) over an interval, the Jain index and variance of the flows' shares, the split of
-//! packets over ports and the root and branch time of a port.
+//! branches), with `simulation.port_series_window` also `ports_series.csv` (the same
+//! counters per window of that many cycles from cycle 0, of the first seed), and a plot per
+//! curve. Its claims read a flow's share of a link (or a sum over flows) over an interval,
+//! the Jain index and variance of the flows' shares, the split of packets over ports and the
+//! root and branch time of a port, over the measurement or (from `ports_series.csv`) over an
+//! interval.
 
 use super::claims::{Claim, Metric};
 use super::spec::Plan;
@@ -44,12 +47,25 @@ struct PortRow {
     cycles: u64,
 }
 
-/// What the claims of a flow figure read: per (panel, curve), the windows of every flow
-/// and the ports.
+/// One port's counters in one window, as `ports_series.csv` holds them.
+#[derive(Debug, Clone, Deserialize)]
+struct PortWindowRow {
+    curve: String,
+    switch: u32,
+    port: u32,
+    window_start: u64,
+    window_end: u64,
+    queued_with_credits: u64,
+    queued_without_credits: u64,
+}
+
+/// What the claims of a flow figure read: per (panel, curve), the windows of every flow,
+/// the ports, and the ports' windows (with `simulation.port_series_window`).
 #[derive(Default)]
 pub(super) struct FlowTables {
     windows: BTreeMap<(String, String), Vec<FlowRow>>,
     ports: BTreeMap<(String, String), Vec<PortRow>>,
+    port_windows: BTreeMap<(String, String), Vec<PortWindowRow>>,
 }
 
 fn read_rows<T: serde::de::DeserializeOwned>(p: &Path) -> Result<Vec<T>> {
@@ -75,6 +91,15 @@ pub(super) fn read(plan: &Plan, out: &Path) -> Result<FlowTables> {
                 .entry((pname.clone(), r.curve.clone()))
                 .or_default()
                 .push(r);
+        }
+        let series = out.join(pname).join("ports_series.csv");
+        if series.exists() {
+            for r in read_rows::<PortWindowRow>(&series)? {
+                t.port_windows
+                    .entry((pname.clone(), r.curve.clone()))
+                    .or_default()
+                    .push(r);
+            }
         }
     }
     Ok(t)
@@ -128,14 +153,16 @@ pub(super) fn validate(c: &Claim, what: &dyn Fn() -> String) -> Result<()> {
                 "branch-time"
             }
         ),
-        Metric::PortShare | Metric::RootTime | Metric::BranchTime
-            if !c.flows.is_empty() || c.from.is_some() || c.to.is_some() =>
-        {
+        Metric::PortShare if !c.flows.is_empty() || c.from.is_some() || c.to.is_some() => {
             bail!(
-                "{}: the port metrics are over the measurement window: leave out flows, from and to",
+                "{}: metric port-share is over the measurement window: leave out flows, from and to",
                 what()
             )
         }
+        Metric::RootTime | Metric::BranchTime if !c.flows.is_empty() => bail!(
+            "{}: the port metrics read ports, not flows: leave out flows",
+            what()
+        ),
         Metric::FlowShare | Metric::Jain | Metric::Variance if !c.ports.is_empty() => {
             bail!("{}: ports applies to the port metrics only", what())
         }
@@ -221,6 +248,38 @@ pub(super) fn value(
                 _ => variance(&pick),
             })
         }
+        Metric::RootTime | Metric::BranchTime if c.from.is_some() || c.to.is_some() => {
+            let (from, to) = (c.from.unwrap_or(0), c.to);
+            let rows = t.port_windows.get(&key).filter(|v| !v.is_empty()).ok_or_else(|| {
+                format!(
+                    "{curve} has no per-window port counters in panel {panel} (a claim with from or to reads them: set simulation.port_series_window)"
+                )
+            })?;
+            let sp = c.ports[0];
+            let (mut busy, mut cycles) = (0u64, 0u64);
+            for r in rows.iter().filter(|r| {
+                r.switch == sp[0]
+                    && r.port == sp[1]
+                    && r.window_start >= from
+                    && to.is_none_or(|t| r.window_end <= t)
+            }) {
+                busy += if c.metric == Metric::RootTime {
+                    r.queued_with_credits
+                } else {
+                    r.queued_without_credits
+                };
+                cycles += r.window_end - r.window_start;
+            }
+            if cycles == 0 {
+                return Err(format!(
+                    "no whole window of switch {} port {} lies in the interval (from {from} to {})",
+                    sp[0],
+                    sp[1],
+                    to.map_or("the end".into(), |t| t.to_string())
+                ));
+            }
+            Ok(busy as f64 / cycles as f64)
+        }
         Metric::PortShare | Metric::RootTime | Metric::BranchTime => {
             let ports = t
                 .ports
@@ -288,11 +347,21 @@ pub(super) fn describe(c: &Claim) -> String {
             c.ports.iter().map(port).collect::<Vec<_>>().join(", ")
         ),
         Metric::RootTime => format!(
-            "share of the cycles {} had data queued with credits (congestion root)",
+            "share of the cycles{} {} had data queued with credits (congestion root)",
+            if span.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", span.trim())
+            },
             c.ports.first().map(port).unwrap_or_default()
         ),
         Metric::BranchTime => format!(
-            "share of the cycles {} had data queued without credits (congestion branch)",
+            "share of the cycles{} {} had data queued without credits (congestion branch)",
+            if span.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", span.trim())
+            },
             c.ports.first().map(port).unwrap_or_default()
         ),
         _ => String::new(),
@@ -350,6 +419,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             "jain",
             "variance",
         ])?;
+        // Per-window port counters, written when some run has them.
+        let mut psw: Option<crate::output::CsvFile> = None;
         let mut pw = crate::output::csv_file(dir.join("ports.csv"));
         pw.write_record([
             "curve",
@@ -513,6 +584,41 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     cycles.to_string(),
                 ])?;
             }
+            if first.ports.iter().any(|p| !p.series.is_empty()) {
+                if psw.is_none() {
+                    let mut w = crate::output::csv_file(dir.join("ports_series.csv"));
+                    w.write_record([
+                        "curve",
+                        "switch",
+                        "port",
+                        "class",
+                        "peer",
+                        "window_start",
+                        "window_end",
+                        "phits",
+                        "queued_with_credits",
+                        "queued_without_credits",
+                    ])?;
+                    psw = Some(w);
+                }
+                let w = psw.as_mut().expect("just made");
+                for p in &first.ports {
+                    for x in &p.series {
+                        w.write_record([
+                            curve.label.clone(),
+                            p.switch.to_string(),
+                            p.port.to_string(),
+                            p.class.clone(),
+                            p.peer.to_string(),
+                            x.start.to_string(),
+                            x.end.to_string(),
+                            x.phits.to_string(),
+                            x.queued_with_credits.to_string(),
+                            x.queued_without_credits.to_string(),
+                        ])?;
+                    }
+                }
+            }
             let title = format!("{}: {}", plan.title(ptitle), curve.label);
             let y = if gbps.is_some() {
                 "throughput (Gbps)"
@@ -528,6 +634,14 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         fw.finish()?;
         phw.finish()?;
         pw.finish()?;
+        match psw {
+            Some(w) => w.finish()?,
+            // Not one left from an earlier run, for the claims to read.
+            None => match std::fs::remove_file(dir.join("ports_series.csv")) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+                _ => {}
+            },
+        }
     }
     Ok(())
 }

@@ -406,6 +406,9 @@ impl Config {
         if self.qcn.is_some() {
             return Err(field_err("qcn", cioq));
         }
+        if self.simulation.port_series_window != 0 {
+            return Err(field_err("simulation.port_series_window", cioq));
+        }
         Ok(())
     }
 

@@ -280,7 +280,9 @@ pub enum Selection {
     /// `simulation.seed`); any topology of the general kernel.
     Random,
     /// Per packet, the least loaded port of the group that can take it now (output queue
-    /// plus the next buffer's occupancy as credits tell).
+    /// plus the next buffer's occupancy as credits tell); ties round robin (a pointer per
+    /// switch, ingress port and group), or to the most preferred port of a per-destination
+    /// DAG.
     LeastLoaded,
     /// Per packet, round robin over the group's ports (a pointer per switch and group).
     RoundRobin,

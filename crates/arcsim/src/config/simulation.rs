@@ -28,6 +28,11 @@ pub struct SimulationConfig {
     /// Written only when set (runs stored before the key keep their identity).
     #[serde(skip_serializing_if = "is_zero")]
     pub memory_limit_mib: u64,
+    /// General kernel: width in cycles of the windows in which every output port's root and
+    /// branch time and phits sent are counted (`ports_series.csv`); 0: none. Written only
+    /// when set (runs stored before the key keep their identity).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub port_series_window: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -45,6 +50,7 @@ impl Default for SimulationConfig {
             series_window: 0,
             max_cycles: 10_000_000,
             memory_limit_mib: 0,
+            port_series_window: 0,
         }
     }
 }

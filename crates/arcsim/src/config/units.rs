@@ -54,6 +54,7 @@ const KEYS: &[(&str, Dimension)] = &[
     ("simulation.warmup_cycles", Dimension::Time),
     ("simulation.measure_cycles", Dimension::Time),
     ("simulation.series_window", Dimension::Time),
+    ("simulation.port_series_window", Dimension::Time),
     ("simulation.watchdog_cycles", Dimension::Time),
     ("simulation.max_cycles", Dimension::Time),
     ("traffic.change.at_cycle", Dimension::Time),

@@ -5,7 +5,7 @@ use super::{Mechanism, Sim, Switch};
 use crate::config::Config;
 use crate::stats::summary::{
     ClassUse, CollectiveResult, ControlStats, EscapeStats, FlowResult, LinkStats, LinkUse, Packets,
-    PerEntity, PortUse, Series, SeriesPoint,
+    PerEntity, PortUse, PortWindow, Series, SeriesPoint,
 };
 use crate::stats::RunResult;
 use crate::topology::PortClass;
@@ -239,6 +239,13 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
     }
 }
 
+/// Cycles of [from, to) inside `window`.
+#[inline]
+fn inside(window: (u64, u64), from: u64, to: u64) -> u64 {
+    let (a, b) = window;
+    to.min(b).saturating_sub(from.max(a))
+}
+
 /// Per (class, level): the links' utilisations, the phit-cycles held by the buffers they
 /// feed, and those buffers' capacity.
 type ClassTotals = std::collections::BTreeMap<(&'static str, Option<u32>), (Vec<f64>, u64, u64)>;
@@ -257,7 +264,14 @@ pub struct PortMeasure {
     pub packets: Vec<u64>,
     out: Vec<OutState>,
     held: Vec<Held>,
+    /// `simulation.port_series_window` (0: no per-window counts), and at each multiple of
+    /// it, every output's (root, branch, phits sent) since cycle 0, port after port.
+    series_window: u64,
+    snapshots: Vec<[u64; 3]>,
 }
+
+/// The whole run: the window of the per-window counts, which start at cycle 0.
+const WHOLE_RUN: (u64, u64) = (0, u64::MAX);
 
 /// An output's state: a packet committed to it (crossing the crossbar, queued); a packet
 /// waiting for it for want of credits; since when; its link busy with its last packet until
@@ -271,6 +285,9 @@ struct OutState {
     busy_until: Cell<u64>,
     root: Cell<u64>,
     branch: Cell<u64>,
+    /// The same since cycle 0, not clipped to the measurement window (per-window counts).
+    root_all: Cell<u64>,
+    branch_all: Cell<u64>,
 }
 
 /// An input port's buffers: phits held, since when, and their integral over the window
@@ -283,33 +300,42 @@ struct Held {
 }
 
 impl PortMeasure {
-    pub fn new(ports: usize, window: (u64, u64)) -> PortMeasure {
+    /// `series_window`: `simulation.port_series_window` (0: none).
+    pub fn new(ports: usize, window: (u64, u64), series_window: u64) -> PortMeasure {
         PortMeasure {
             window,
             packets: vec![0; ports],
             out: (0..ports).map(|_| OutState::default()).collect(),
             held: vec![Held::default(); ports],
+            series_window,
+            snapshots: Vec::new(),
         }
     }
 
     /// Cycles of [from, to) inside the window.
     #[inline]
     fn inside(&self, from: u64, to: u64) -> u64 {
-        let (a, b) = self.window;
-        to.min(b).saturating_sub(from.max(a))
+        inside(self.window, from, to)
+    }
+
+    /// (cycles with credits, cycles blocked) since the output's last change, up to `now`,
+    /// inside `window`.
+    #[inline]
+    fn pending_in(o: &OutState, now: u64, window: (u64, u64)) -> (u64, u64) {
+        let since = o.since.get();
+        if o.blocked.get() {
+            (0, inside(window, since, now))
+        } else if o.queued.get() {
+            (inside(window, since, now), 0)
+        } else {
+            (inside(window, since, now.min(o.busy_until.get())), 0)
+        }
     }
 
     /// (cycles with credits, cycles blocked) since the output's last change, up to `now`.
     #[inline]
     fn pending(&self, o: &OutState, now: u64) -> (u64, u64) {
-        let since = o.since.get();
-        if o.blocked.get() {
-            (0, self.inside(since, now))
-        } else if o.queued.get() {
-            (self.inside(since, now), 0)
-        } else {
-            (self.inside(since, now.min(o.busy_until.get())), 0)
-        }
+        Self::pending_in(o, now, self.window)
     }
 
     /// Add the time since the output's last change to its state's count.
@@ -318,7 +344,62 @@ impl PortMeasure {
         let (root, branch) = self.pending(o, now);
         o.root.set(o.root.get() + root);
         o.branch.set(o.branch.get() + branch);
+        if self.series_window != 0 {
+            let (root, branch) = Self::pending_in(o, now, WHOLE_RUN);
+            o.root_all.set(o.root_all.get() + root);
+            o.branch_all.set(o.branch_all.get() + branch);
+        }
         o.since.set(now);
+    }
+
+    /// Whether `now` ends a window of the per-output counts (a multiple of
+    /// `simulation.port_series_window`).
+    #[inline]
+    pub fn series_due(&self, now: u64) -> bool {
+        self.series_window != 0 && now != 0 && now % self.series_window == 0
+    }
+
+    /// Record every output's counts since cycle 0 at `now`; `sent`: phits sent per port.
+    pub fn snapshot(&mut self, now: u64, sent: &[u64]) {
+        for (o, &phits) in self.out.iter().zip(sent) {
+            let (r, b) = Self::pending_in(o, now, WHOLE_RUN);
+            self.snapshots
+                .push([o.root_all.get() + r, o.branch_all.get() + b, phits]);
+        }
+    }
+
+    /// Output `gp`'s counts per window of `simulation.port_series_window` cycles from cycle
+    /// 0, the last one ending at `now` (the run's end; `sent`: its phits sent by then).
+    /// Empty without per-window counts.
+    fn windows(&self, gp: usize, now: u64, sent: u64) -> Vec<PortWindow> {
+        let w = self.series_window;
+        let ports = self.out.len();
+        if w == 0 || ports == 0 {
+            return Vec::new();
+        }
+        let taken = self.snapshots.len() / ports;
+        let mut ends: Vec<(u64, [u64; 3])> = (0..taken)
+            .map(|i| ((i as u64 + 1) * w, self.snapshots[i * ports + gp]))
+            .collect();
+        if now > taken as u64 * w {
+            let o = &self.out[gp];
+            let (r, b) = Self::pending_in(o, now, WHOLE_RUN);
+            ends.push((now, [o.root_all.get() + r, o.branch_all.get() + b, sent]));
+        }
+        let (mut start, mut before) = (0, [0u64; 3]);
+        ends.into_iter()
+            .map(|(end, at)| {
+                let win = PortWindow {
+                    start,
+                    end,
+                    phits: at[2] - before[2],
+                    queued_with_credits: at[0] - before[0],
+                    queued_without_credits: at[1] - before[1],
+                };
+                (start, before) = (end, at);
+                win
+            })
+            .collect()
     }
 
     /// A packet was granted output `gp` (it crosses the crossbar into the output queue).
@@ -426,6 +507,7 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
                 phits,
                 queued_with_credits: root,
                 queued_without_credits: branch,
+                series: k.meas.windows(gp, k.now, k.sent[gp]),
             });
             if info.class == PortClass::Terminal {
                 continue;

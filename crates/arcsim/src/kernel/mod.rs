@@ -1375,7 +1375,7 @@ impl Kernel {
                 .map(|&c| cfg.link_classes.get(c).map_or(1, |c| c.phit_cycles()))
                 .collect(),
             sent: vec![0; n_ports],
-            meas: measure::PortMeasure::new(n_ports, (ws, we)),
+            meas: measure::PortMeasure::new(n_ports, (ws, we), sim.port_series_window),
             sent_at_window_start: Vec::new(),
             vc_base,
             vc_count,
@@ -1466,6 +1466,9 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         let k = &mut self.k;
         if k.now == k.collector.window_start {
             k.sent_at_window_start = k.sent.clone();
+        }
+        if k.meas.series_due(k.now) {
+            k.meas.snapshot(k.now, &k.sent);
         }
         let mut evs = std::mem::take(&mut k.events);
         k.wheel.take(k.now, &mut evs);

@@ -61,7 +61,10 @@ pub enum Pick {
     Fixed,
     /// Among the ports that can take the packet now, the one with the least load: the
     /// phits in its output queue plus the phits its next buffer holds as far as the
-    /// switch's credits tell; ties go to the first from the [`Choice`] on.
+    /// switch's credits tell; ties go to the first from a round-robin pointer per (switch,
+    /// ingress port, group) on, which moves past the port taken (so that a lone flow on
+    /// idle links alternates over them); over groups ordered by preference
+    /// ([`Choice::First`]), to the first from the [`Choice`] on.
     LeastLoaded,
     /// From a pointer per switch and group on, the first port that can take the packet;
     /// the pointer moves past the port taken.

@@ -162,6 +162,26 @@ pub struct PortUse {
     pub queued_with_credits: u64,
     /// Cycles with a packet waiting for it for want of credits (or a pause).
     pub queued_without_credits: u64,
+    /// The same per window of `simulation.port_series_window` cycles from cycle 0 (not
+    /// clipped to the measurement window), the last ending at the run's end; empty unless
+    /// the key is set. Written to `ports_series.csv`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<PortWindow>,
+}
+
+/// One output port over one window of `simulation.port_series_window` cycles: the time
+/// course of a congestion tree (roots and branches as they form and move).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PortWindow {
+    /// The window's cycles, [start, end).
+    pub start: u64,
+    pub end: u64,
+    /// Phits sent in the window.
+    pub phits: u64,
+    /// Cycles of the window with a packet committed to the port and none waiting for
+    /// credits (root), and with a packet waiting for credits (branch).
+    pub queued_with_credits: u64,
+    pub queued_without_credits: u64,
 }
 
 /// Bins of [`LinkUse::histogram`].

@@ -24,7 +24,7 @@ use crate::config::{Config, FlowControlKind, OutputQueues, QueueScheme};
 use crate::kernel::events::Ev;
 use crate::kernel::mechanism::Mechanism;
 use crate::kernel::packet::Kind;
-use crate::kernel::route::Pick;
+use crate::kernel::route::{Choice, Pick};
 use crate::kernel::Kernel;
 use crate::topology::PortClass;
 use std::collections::VecDeque;
@@ -86,10 +86,12 @@ pub struct Cioq {
     control_queued: Vec<u32>,
     control_capacity: u32,
     /// Per routing-table entry, the round-robin pointer into its group (empty unless
-    /// `routing.selection = "round-robin"`).
+    /// `routing.selection` is `"round-robin"`, `"ingress-round-robin"`, or `"least-loaded"`
+    /// on groups not ordered by preference, where it breaks ties).
     rr_group: Vec<u16>,
-    /// Pointers per routing-table entry under `ingress-round-robin`: one per local input
-    /// port (the control queue last), `rr_stride` of them per entry (1 otherwise).
+    /// Pointers per routing-table entry under `ingress-round-robin` and `least-loaded`: one
+    /// per local input port (the control queue last), `rr_stride` of them per entry (1
+    /// otherwise).
     rr_stride: usize,
     /// The local input port whose head `choose_output` is looking at.
     cur_input: u32,
@@ -258,9 +260,19 @@ impl Cioq {
             rr_group: match k.route.pick {
                 Pick::RoundRobin => vec![0; k.route.entries()],
                 Pick::IngressRoundRobin => vec![0; k.route.entries() * (max_radix + 1)],
+                // Least-loaded breaks ties round robin, a pointer per ingress as the spec of
+                // the InfiniBand adaptive-routing paper has it (one per switch and group lets
+                // two inputs with the same destination lock one out: measured, C1 S3 gave
+                // C -> E nothing), except over groups listed in order of preference
+                // (per-destination DAGs), where a tie goes to the preferred port.
+                Pick::LeastLoaded if k.route.choice != Choice::First => {
+                    vec![0; k.route.entries() * (max_radix + 1)]
+                }
                 _ => Vec::new(),
             },
-            rr_stride: if k.route.pick == Pick::IngressRoundRobin {
+            rr_stride: if k.route.pick == Pick::IngressRoundRobin
+                || (k.route.pick == Pick::LeastLoaded && k.route.choice != Choice::First)
+            {
                 max_radix + 1
             } else {
                 1
@@ -443,7 +455,14 @@ impl Cioq {
                 take(ports[c] as usize).map(|(o, v)| (o, v, c as u16))
             }
             Pick::LeastLoaded => {
-                let start = route.first_choice(s, p.src, p.dst, n);
+                // Ties go to the first from the ingress's round-robin pointer on (which moves
+                // past the port taken), or from the first choice on for ordered groups.
+                let start = if self.rr_group.is_empty() {
+                    route.first_choice(s, p.src, p.dst, n)
+                } else {
+                    let e = route.entry(s, target, p.dst);
+                    self.rr_group[e * self.rr_stride + self.cur_input as usize] as usize % n
+                };
                 let mut wake = u64::MAX;
                 let mut best: Option<(u64, u32, u16, u16)> = None;
                 let mut i = start;
