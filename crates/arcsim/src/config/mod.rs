@@ -409,6 +409,67 @@ impl Config {
         if self.simulation.port_series_window != 0 {
             return Err(field_err("simulation.port_series_window", cioq));
         }
+        if self.routing.pb_global_threshold != RoutingConfig::default().pb_global_threshold {
+            return Err(field_err(
+                "routing.pb_global_threshold",
+                "is read only by the general kernel's PB (FOGSim v5's, switch.kind = \"cioq\"): the input-queued engine's PB adds routing.pb_margin packets to its flag threshold",
+            ));
+        }
+        Ok(())
+    }
+
+    /// PB on the general kernel (FOGSim v5's): it reads the credits of every VC, and none
+    /// of the input-queued engine's PB keys.
+    fn validate_kernel_pb(&self) -> Result<(), ConfigError> {
+        let d = RoutingConfig::default();
+        let r = &self.routing;
+        check_finite_at_least(
+            "routing.pb_global_threshold",
+            r.pb_global_threshold,
+            0.0,
+            " of packets",
+        )?;
+        if r.ugal_threshold.is_nan() {
+            return Err(field_err(
+                "routing.ugal_threshold",
+                "NaN is not a threshold: give a number (phits; inf and -inf are allowed)",
+            ));
+        }
+        check_finite_at_least("routing.pb_factor", r.pb_factor, 0.0, "")?;
+        let iq_only = [
+            ("routing.pb_period", r.pb_period != d.pb_period, "its flags are computed every cycle"),
+            (
+                "routing.pb_utilisation",
+                r.pb_utilisation != d.pb_utilisation,
+                "it flags by occupancy only",
+            ),
+            (
+                "routing.pb_margin",
+                r.pb_margin != d.pb_margin,
+                "its margin is routing.pb_global_threshold (packets, FOGSim's ugal_global_threshold, default 5)",
+            ),
+            ("routing.pb_model", r.pb_model != d.pb_model, "it is FOGSim v5's reading"),
+        ];
+        for (key, set, why) in iq_only {
+            if set {
+                return Err(field_err(
+                    key,
+                    format!("is read only by the input-queued engine's PB; the general kernel's PB (FOGSim v5's) does not read it: {why}. Leave it out"),
+                ));
+            }
+        }
+        if self.flow_control.kind != FlowControlKind::Credits {
+            return Err(field_err(
+                "flow_control.kind",
+                "PB weighs its paths and flags its global links by the credits of each VC: use kind = \"credits\" (the default) with routing.algorithm = \"pb\"",
+            ));
+        }
+        if self.switch.queues != QueueScheme::Vc {
+            return Err(field_err(
+                "switch.queues",
+                "PB reads the credits of each VC: use queues = \"vc\" with routing.algorithm = \"pb\"",
+            ));
+        }
         Ok(())
     }
 
@@ -459,6 +520,13 @@ impl Config {
             (RoutingAlgorithm::Min, _)
             | (RoutingAlgorithm::Val, TopologyKind::Dragonfly)
             | (RoutingAlgorithm::Dfp, TopologyKind::DragonflyPlus) => {}
+            (RoutingAlgorithm::Pb, TopologyKind::Dragonfly) => self.validate_kernel_pb()?,
+            (RoutingAlgorithm::Pb, _) => {
+                return Err(field_err(
+                    "routing.algorithm",
+                    "\"pb\" on the general kernel needs topology.kind = \"dragonfly\" (its flags are those of a dragonfly group's global links; elsewhere use \"min\")",
+                ))
+            }
             (RoutingAlgorithm::Val, _) => {
                 return Err(field_err(
                     "routing.algorithm",
@@ -475,7 +543,7 @@ impl Config {
                 return Err(field_err(
                     "routing.algorithm",
                     format!(
-                        "\"{}\" is not available on the general kernel yet: use \"min\" (shortest paths), \"val\" (dragonfly) or \"dfp\" (Dragonfly+)",
+                        "\"{}\" is not available on the general kernel yet: use \"min\" (shortest paths), \"val\" or \"pb\" (dragonfly) or \"dfp\" (Dragonfly+)",
                         a.name()
                     ),
                 ))

@@ -437,6 +437,12 @@ pub struct RoutingConfig {
     /// PB: the reading of PB modelled (see [`PbModel`]). Written only when not "reference".
     #[serde(skip_serializing_if = "is_reference")]
     pub pb_model: PbModel,
+    /// PB on the general kernel (FOGSim v5's, `crate::kernel::piggyback`): the flag
+    /// threshold's margin in packets on top of `pb_factor` times the mean (FOGSim's
+    /// `ugal_global_threshold`, default 5; the input-queued engine's PB reads `pb_margin`
+    /// instead). Written only when not 5.
+    #[serde(skip_serializing_if = "is_five")]
+    pub pb_global_threshold: f64,
     /// VAL and VAL-any: how the intermediate is drawn (see [`ValiantModel`]). Written only
     /// when not "reference" (runs stored before the key keep their identity).
     #[serde(skip_serializing_if = "is_reference_valiant")]
@@ -560,6 +566,10 @@ fn is_zero_f64(v: &f64) -> bool {
     !super::writing_every_key() && *v == 0.0
 }
 
+fn is_five(v: &f64) -> bool {
+    !super::writing_every_key() && *v == 5.0
+}
+
 fn is_reference(v: &PbModel) -> bool {
     !super::writing_every_key() && *v == PbModel::Reference
 }
@@ -583,6 +593,7 @@ impl Default for RoutingConfig {
             pb_utilisation: true,
             pb_margin: 0.0,
             pb_model: PbModel::Reference,
+            pb_global_threshold: 5.0,
             valiant_model: ValiantModel::Reference,
             ordered_vcs: true,
             misroute_threshold: 0.9,
@@ -740,6 +751,12 @@ impl RoutingConfig {
         check(
             self.pb_model != d.pb_model,
             "routing.pb_model",
+            pb,
+            &only_pb,
+        );
+        check(
+            self.pb_global_threshold != d.pb_global_threshold,
+            "routing.pb_global_threshold",
             pb,
             &only_pb,
         );
@@ -928,6 +945,12 @@ impl RoutingConfig {
         }
         check_finite_at_least("routing.pb_factor", self.pb_factor, 1.0, "")?;
         check_finite_at_least("routing.pb_margin", self.pb_margin, 0.0, " of packets")?;
+        check_finite_at_least(
+            "routing.pb_global_threshold",
+            self.pb_global_threshold,
+            0.0,
+            " of packets",
+        )?;
         if self.pb_period == 0 {
             return Err(field_err("routing.pb_period", "must be at least 1 cycle"));
         }

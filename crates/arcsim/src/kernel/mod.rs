@@ -22,6 +22,7 @@ mod measure;
 pub mod mechanism;
 pub mod nic;
 pub mod packet;
+pub mod piggyback;
 pub mod qcn;
 pub mod route;
 mod stall;
@@ -162,6 +163,8 @@ pub struct Kernel {
     /// Random draws of the routing, apart from the traffic's, so that a non-minimal run
     /// offers the same packets as a minimal one.
     pub route_rng: Rng,
+    /// PB's flags (`routing.algorithm = "pb"`), updated every cycle.
+    pub pb: Option<piggyback::Piggyback>,
 }
 
 impl Kernel {
@@ -228,6 +231,18 @@ impl Kernel {
             .route
             .next_vc(pkt.hops, pkt.global_hops, self.net.ports[gp].class);
         self.vc_count[input] / 2 + level as u16 * m
+    }
+
+    /// Data VCs of input port `gp` (its control VCs, when the mechanism sends control
+    /// packets, follow them).
+    #[inline]
+    pub fn data_vcs(&self, gp: usize) -> u16 {
+        let n = self.vc_count[gp];
+        if self.control_vcs && self.net.ports[gp].class != PortClass::Terminal {
+            n / 2
+        } else {
+            n
+        }
     }
 
     /// The input VC that output `gp`'s VC `vc` feeds at the far end of its link.
@@ -407,6 +422,20 @@ impl Kernel {
             NonMinimal::Dfp => {
                 let v = self.dfp_via(s, pkt);
                 (v, v != NO_VIA)
+            }
+            NonMinimal::Pb => {
+                let dst_switch = self.pool.get(pkt).dst_switch as usize;
+                let pb = self
+                    .pb
+                    .as_ref()
+                    .expect("PB's flags are built with the kernel");
+                if dst_switch == s {
+                    (NO_VIA, false)
+                } else {
+                    let nodes = self.net.num_terminals();
+                    let val = pb.valiant_node(&mut self.route_rng, nodes, s, dst_switch);
+                    pb.decide(self, s, pkt, val)
+                }
             }
         };
         if self.routes_at_injection {
@@ -873,6 +902,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, mut m: M) -> Result<Sim<Cioq, M>, 
     let nonminimal = match cfg.routing.algorithm {
         crate::config::RoutingAlgorithm::Val => NonMinimal::Valiant,
         crate::config::RoutingAlgorithm::Dfp => NonMinimal::Dfp,
+        crate::config::RoutingAlgorithm::Pb => NonMinimal::Pb,
         _ => NonMinimal::None,
     };
     let asks = m.routes_at_injection();
@@ -1006,6 +1036,18 @@ pub fn build_with<M: Mechanism>(cfg: &Config, mut m: M) -> Result<Sim<Cioq, M>, 
                 kernel.leaves_per_group = g.leaves;
                 kernel.switches_per_group = g.switches;
                 kernel.via_by_group = g.by_group;
+            }
+            if nonminimal == NonMinimal::Pb {
+                let t = &cfg.topology;
+                let r = &cfg.routing;
+                kernel.pb = Some(piggyback::Piggyback::new(
+                    &kernel,
+                    (t.p, t.a, t.h),
+                    r.pb_factor,
+                    r.pb_global_threshold,
+                    r.ugal_threshold,
+                    cfg.router.packet_length,
+                ));
             }
             let sw = Cioq::new(cfg, &kernel);
             kernel.start();
@@ -1427,6 +1469,7 @@ impl Kernel {
             switches_per_group: 0,
             via_by_group: true,
             route_rng: Rng::new(cfg.simulation.seed ^ 0x524F_5554_4552_5321),
+            pb: None,
             net,
         })
     }
@@ -1469,6 +1512,10 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         }
         if k.meas.series_due(k.now) {
             k.meas.snapshot(k.now, &k.sent);
+        }
+        if let Some(mut pb) = k.pb.take() {
+            pb.update(k);
+            k.pb = Some(pb);
         }
         let mut evs = std::mem::take(&mut k.events);
         k.wheel.take(k.now, &mut evs);

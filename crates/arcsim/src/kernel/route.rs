@@ -481,6 +481,10 @@ pub enum NonMinimal {
     /// Dragonfly+'s DFP (`"dfp"`): minimal, or through a leaf of a random intermediate
     /// group, chosen at the source leaf by the occupancy of its up links.
     Dfp,
+    /// Piggyback as FOGSim v5 has it (`"pb"`, dragonfly): UGAL-L on the credits of the
+    /// first hops, or the minimal global link flagged congested in the group
+    /// ([`crate::kernel::piggyback`]).
+    Pb,
 }
 
 /// Whether the switches, links merged where parallel, form no cycle (a forest): then
