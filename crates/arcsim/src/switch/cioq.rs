@@ -93,10 +93,16 @@ pub struct Cioq {
     rr_stride: usize,
     /// The local input port whose head `choose_output` is looking at.
     cur_input: u32,
-    // Scratch, per local port of the switch being allocated.
+    // Scratch, per local port of the switch being allocated: an input or output is done
+    // (granted) in this allocation when its entry equals `stamp`, counted up once per
+    // allocation, so that nothing is cleared per call.
     requests: Vec<(u32, Request)>,
-    input_done: Vec<bool>,
-    output_done: Vec<bool>,
+    input_done: Vec<u64>,
+    output_done: Vec<u64>,
+    stamp: u64,
+    /// Crossbar cycles of a packet of each length up to `router.packet_length`
+    /// (ceil(len / speedup), worked out once).
+    xbar_cycles: Vec<u64>,
     best: Vec<(u32, u32)>,
     ports_scratch: Vec<u64>,
 }
@@ -164,7 +170,13 @@ impl PortSet {
     #[inline]
     fn copy(&self, s: usize, out: &mut Vec<u64>) {
         out.clear();
-        out.extend_from_slice(&self.bits[self.base[s] as usize..self.base[s + 1] as usize]);
+        let (a, b) = (self.base[s] as usize, self.base[s + 1] as usize);
+        if b == a + 1 {
+            // Up to 64 ports: one word, no call to copy memory.
+            out.push(self.bits[a]);
+        } else {
+            out.extend_from_slice(&self.bits[a..b]);
+        }
     }
 }
 
@@ -267,8 +279,12 @@ impl Cioq {
             },
             cur_input: 0,
             requests: Vec::with_capacity(max_radix + 1),
-            input_done: vec![false; max_radix + 1],
-            output_done: vec![false; max_radix],
+            input_done: vec![0; max_radix + 1],
+            output_done: vec![0; max_radix],
+            stamp: 0,
+            xbar_cycles: (0..=len as u64)
+                .map(|l| (l as f64 / cfg.switch.speedup).ceil() as u64)
+                .collect(),
             best: vec![(NONE, 0); max_radix],
             ports_scratch: Vec::new(),
         }
@@ -350,7 +366,7 @@ impl Cioq {
         let now = k.now;
         let take = |o: usize| -> Result<(u32, u16), u64> {
             let gp = base + o;
-            if self.output_done[o] || self.port[gp].xbar_out_busy > now {
+            if self.output_done[o] == self.stamp || self.port[gp].xbar_out_busy > now {
                 return Err(self.port[gp].xbar_out_busy);
             }
             let class = k.net.ports[gp].class;
@@ -526,8 +542,7 @@ impl Cioq {
     fn allocate(&mut self, k: &mut Kernel, s: usize) {
         let base = k.net.port_base[s] as usize;
         let radix = k.net.radix(s);
-        self.input_done[..=radix].fill(false);
-        self.output_done[..radix].fill(false);
+        self.stamp += 1;
         let mut ready = std::mem::take(&mut self.ports_scratch);
         // The inputs to look at: in the first iteration every input with packets; in later
         // ones only those that requested and lost (any other input either crossed, is
@@ -538,7 +553,7 @@ impl Cioq {
             self.requests.clear();
             // The control queue: an input of its own (index `radix`), first.
             if let Some(&pkt) = self.control[s].front() {
-                if !self.input_done[radix] && self.control_busy[s] <= k.now {
+                if self.input_done[radix] != self.stamp && self.control_busy[s] <= k.now {
                     self.cur_input = radix as u32;
                     if let Ok((out, next_vc, choice)) = self.choose_output(k, s, base, pkt, 0) {
                         let r = Request {
@@ -555,7 +570,7 @@ impl Cioq {
             let signal_at = self.signal_at[s];
             each_port(&ready, |i| {
                 let gp = base + i;
-                if self.input_done[i]
+                if self.input_done[i] == self.stamp
                     || self.port[gp].xbar_in_busy > k.now
                     || (self.port[gp].in_wake > k.now && signal_at <= self.port[gp].in_since)
                 {
@@ -639,7 +654,7 @@ impl Cioq {
             for &(i, r) in &requests {
                 self.best[r.out as usize] = (NONE, 0);
                 let i = i as usize;
-                if i != radix && !self.input_done[i] {
+                if i != radix && self.input_done[i] != self.stamp {
                     ready[i / 64] |= 1u64 << (i % 64);
                 }
             }
@@ -676,7 +691,11 @@ impl Cioq {
         }
         let p = k.pool.get_mut(pkt);
         let len = p.len as u64;
-        let mut end = now + (len as f64 / self.speedup).ceil() as u64;
+        let mut end = now
+            + match self.xbar_cycles.get(len as usize) {
+                Some(&c) => c,
+                None => (len as f64 / self.speedup).ceil() as u64,
+            };
         p.vc = r.next_vc;
         if from_control_queue {
             // Made whole inside the switch: no tail to wait for.
@@ -714,12 +733,17 @@ impl Cioq {
         );
         if !from_control_queue && !r.control {
             let data = data_vcs(k, gp_in);
-            let v = r.vc as usize - k.vc_base[gp_in] as usize;
-            self.port[gp_in].rr_in = ((v + 1) % data) as u16;
-            self.port[gp_out].rr_out = ((i + 1) % k.net.radix(s)) as u16;
+            let v = r.vc as usize - k.vc_base[gp_in] as usize + 1;
+            self.port[gp_in].rr_in = if v >= data { 0 } else { v as u16 };
+            let next = i + 1;
+            self.port[gp_out].rr_out = if next >= k.net.radix(s) {
+                0
+            } else {
+                next as u16
+            };
         }
-        self.input_done[i] = true;
-        self.output_done[o] = true;
+        self.input_done[i] = self.stamp;
+        self.output_done[o] = self.stamp;
         k.last_move = now;
     }
 }
