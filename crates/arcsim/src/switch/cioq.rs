@@ -167,7 +167,7 @@ impl PortSet {
         self.bits[self.base[s] as usize + p / 64] &= !(1u64 << (p % 64));
     }
     /// Copy switch `s`'s words into `out` (cleared first).
-    #[inline]
+    #[inline(always)]
     fn copy(&self, s: usize, out: &mut Vec<u64>) {
         out.clear();
         let (a, b) = (self.base[s] as usize, self.base[s + 1] as usize);
@@ -382,7 +382,15 @@ impl Cioq {
                 vc
             } else {
                 let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                match k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold) {
+                let next = if k.queues == QueueScheme::Vc {
+                    // `Kernel::queue_at` under VCs, inline: the routing's VC, if flow
+                    // control lets the packet in now (or it may wait in the output queue).
+                    let down = k.vc_base[k.peer[gp] as usize] + ordered as u32;
+                    (self.hold || k.fc.can_send(down, len as u32)).then_some(ordered as u16)
+                } else {
+                    k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold)
+                };
+                match next {
                     Some(q) => q,
                     None => {
                         k.meas.set_blocked(gp, now, true);
@@ -489,8 +497,13 @@ impl Cioq {
                         0
                     } else {
                         let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                        k.queue_at(k.peer[gp] as usize, p, Some(ordered), false)
-                            .unwrap_or(0)
+                        if k.queues == QueueScheme::Vc {
+                            // What `Kernel::queue_at` chooses under VCs, inline.
+                            ordered as u16
+                        } else {
+                            k.queue_at(k.peer[gp] as usize, p, Some(ordered), false)
+                                .unwrap_or(0)
+                        }
                     };
                     self.load(k, gp, v)
                 };
@@ -522,7 +535,7 @@ impl Cioq {
     /// Load of output `gp` for a packet taking VC `vc` at the next buffer: the phits in
     /// the output queue it joins, plus those the next buffer holds as far as this switch's
     /// credits tell (least-loaded selection).
-    #[inline]
+    #[inline(always)]
     fn load(&self, k: &Kernel, gp: usize, vc: u16) -> u64 {
         let q = if self.port[gp].queue_count > 1 {
             vc as usize
