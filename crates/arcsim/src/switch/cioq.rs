@@ -107,9 +107,11 @@ pub struct Cioq {
     ports_scratch: Vec<u64>,
 }
 
-/// What the switch keeps per port, in one record: a packet's hop touches one or two cache
-/// lines of port state instead of one per field.
+/// What the switch keeps per port, in one record of one cache line (64 bytes, aligned): a
+/// packet's hop touches one line of port state per port instead of one per field (or two
+/// where a record straddles lines).
 #[derive(Debug, Clone, Copy, Default)]
+#[repr(align(64))]
 struct Port {
     /// The cycle its crossbar input and output are free again.
     xbar_in_busy: u64,
@@ -119,7 +121,8 @@ struct Port {
     /// and the cycle the input's was worked out. A packet arriving, a transfer ending or a
     /// flow-control frame (`Cioq::signal_at`) makes it look earlier.
     in_wake: u64,
-    in_since: u64,
+    /// (A cycle, u32 as the packet record's times are.)
+    in_since: u32,
     out_wake: u64,
     /// Its first output queue and how many it has.
     queue_base: u32,
@@ -134,10 +137,12 @@ struct Port {
     out_packets: u32,
     /// The switch it belongs to.
     switch: u32,
-    /// Phits of the packet on its link and that packet's queue, released from the queue
-    /// once the link is free (the tail has left).
-    draining: (u32, u32),
+    /// Phits of the packet on its link and that packet's queue (among the port's), released
+    /// from the queue once the link is free (the tail has left).
+    draining: (u16, u16),
 }
+
+const _: () = assert!(std::mem::size_of::<Port>() == 64);
 
 /// A set of local ports per switch: bit words, `words(s)` for switch `s`. No limit on the
 /// number of ports.
@@ -302,7 +307,7 @@ impl Cioq {
         }
         let (phits, q) = self.port[gp].draining;
         if phits > 0 {
-            self.queued[q as usize] -= phits;
+            self.queued[self.port[gp].queue_base as usize + q as usize] -= phits as u32;
             self.port[gp].draining = (0, 0);
         }
         let n = self.port[gp].queue_count as usize;
@@ -331,7 +336,7 @@ impl Cioq {
             }
             self.queue[qi].pop_front();
             k.send(gp, pkt);
-            self.port[gp].draining = (len, qi as u32);
+            self.port[gp].draining = (len as u16, (qi - base) as u16);
             let sw = self.port[gp].switch as usize;
             self.held[sw] -= 1;
             self.port[gp].out_packets -= 1;
@@ -407,8 +412,8 @@ impl Cioq {
             // The packet on the link has left the queue once the link is free.
             let (draining, dq) = self.port[gp].draining;
             let link_free = k.link_busy[gp] <= now;
-            let gone = if dq as usize == qi && link_free {
-                draining
+            let gone = if self.port[gp].queue_base as usize + dq as usize == qi && link_free {
+                draining as u32
             } else {
                 0
             };
@@ -585,7 +590,7 @@ impl Cioq {
                 let gp = base + i;
                 if self.input_done[i] == self.stamp
                     || self.port[gp].xbar_in_busy > k.now
-                    || (self.port[gp].in_wake > k.now && signal_at <= self.port[gp].in_since)
+                    || (self.port[gp].in_wake > k.now && signal_at <= self.port[gp].in_since as u64)
                 {
                     return;
                 }
@@ -633,7 +638,7 @@ impl Cioq {
                 // No head can move before `wake` (or a flow-control frame): skip this input
                 // until then.
                 self.port[gp].in_wake = wake;
-                self.port[gp].in_since = k.now;
+                self.port[gp].in_since = k.now as u32;
             });
             if self.requests.is_empty() {
                 break;
