@@ -977,3 +977,49 @@ fn a_deadlock_is_reported_as_its_cycle_of_full_buffers() {
     }
     assert!(e.contains("VC order does not break this cycle"), "{e}");
 }
+
+#[test]
+fn a_nic_shares_its_link_among_the_flows_with_a_backlog_past_64_flows() {
+    // Node 0 holds 70 flows to node 1; only flows 3, 64 and 69 ever have a message (the
+    // others start after the run), so the NIC's round robin, which visits only flows with
+    // a backlog, must wrap across bit words and give each a third of the link; a sized flow
+    // that waits for another starts once that one completes.
+    let mut flows = String::new();
+    for f in 0..70 {
+        let start = if [3, 64, 69].contains(&f) {
+            0
+        } else {
+            1_000_000
+        };
+        flows.push_str(&format!("[[flows]]\nsrc = 0\ndst = 1\nstart = {start}\n"));
+    }
+    flows.push_str("[[flows]]\nsrc = 0\ndst = 1\nsize = 40\n[[flows]]\nsrc = 0\ndst = 1\nsize = 40\nafter = [70]\n");
+    let r = run(&format!(
+        "{}
+[switch]
+kind = \"cioq\"
+[router]
+packet_length = 4
+[traffic]
+load = 0.0
+{flows}
+[simulation]
+warmup_cycles = 2000
+measure_cycles = 20000
+",
+        one_switch(2)
+    ));
+    for f in [3, 64, 69] {
+        assert!(
+            (r.flows[f].throughput - 1.0 / 3.0).abs() < 0.01,
+            "flow {f}: {:?}",
+            r.flows[f]
+        );
+    }
+    for f in (0..70).filter(|f| ![3, 64, 69].contains(f)) {
+        assert_eq!(r.flows[f].created_phits, 0, "flow {f}");
+    }
+    let (first, second) = (&r.flows[70], &r.flows[71]);
+    assert_eq!((first.delivered_phits, second.delivered_phits), (40, 40));
+    assert!(second.started.unwrap() > first.completed.unwrap());
+}

@@ -91,7 +91,7 @@ impl FlowControl {
     }
 
     /// Whether the sender upstream of input VC `vc` may start a packet of `len` phits into it.
-    #[inline]
+    #[inline(always)]
     pub fn can_send(&self, vc: u32, len: u32) -> bool {
         match self.kind {
             FlowControlKind::Credits => self.credits[vc as usize] >= len,
@@ -118,7 +118,7 @@ impl FlowControl {
 
     /// Credits to choose among VCs by: the free space the sender knows of (credits), or
     /// whether it may send at all (PAUSE, none).
-    #[inline]
+    #[inline(always)]
     pub fn room(&self, vc: u32) -> u32 {
         match self.kind {
             FlowControlKind::Credits => self.credits[vc as usize],

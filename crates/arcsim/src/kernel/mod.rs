@@ -15,6 +15,7 @@
 //! packet (its outputs, then its allocator). Work is done per event and per switch holding
 //! packets, never per idle port or per phit.
 
+mod bits;
 pub mod classes;
 pub mod events;
 pub mod flow_control;
@@ -122,6 +123,14 @@ pub struct Kernel {
     /// Each NIC that sends flows, with its flows, and the flow it takes a packet from next.
     flow_nics: Vec<(u32, Vec<u32>)>,
     flow_rr: Vec<u32>,
+    /// Flows that may still create messages or hold a backlog (not waiting for others, not
+    /// finished); per flow its NIC (index into `flow_nics`) and place in that NIC's list;
+    /// per NIC the places of its flows with a backlog, and the NICs with any: a cycle's
+    /// flow work is proportional to the active flows, in the same order as a scan of all.
+    flow_live: bits::BitSet,
+    flow_place: Vec<(u32, u32)>,
+    nic_backlogged: Vec<bits::BitSet>,
+    nics_backlogged: bits::BitSet,
     /// Message table; slots of delivered messages are reused.
     messages: Vec<Message>,
     free_messages: Vec<u32>,
@@ -610,9 +619,14 @@ impl Kernel {
 
     /// Flows: create the messages due now and queue their packets while the NICs have room.
     fn run_flows(&mut self) {
-        for f in 0..self.flows.len() {
+        let mut next = self.flow_live.next_from(0);
+        while let Some(f) = next {
+            next = self.flow_live.next_from(f + 1);
             let fl = &self.flows[f];
-            if fl.waiting_for > 0 || (fl.backlog.is_empty() && fl.exhausted(self.now)) {
+            debug_assert_eq!(fl.waiting_for, 0, "a live flow waits for no other");
+            if fl.backlog.is_empty() && fl.exhausted(self.now) {
+                // Finished for good: nothing is created once exhausted.
+                self.flow_live.remove(f);
                 continue;
             }
             let now = self.now as f64;
@@ -653,6 +667,9 @@ impl Kernel {
                 fl.started.get_or_insert(self.now);
                 fl.created += size as u64;
                 fl.backlog.push_back((id, size));
+                let (i, place) = self.flow_place[f];
+                self.nic_backlogged[i as usize].insert(place as usize);
+                self.nics_backlogged.insert(i as usize);
                 fl.next = if fl.greedy() {
                     fl.next.max(now) + interval
                 } else {
@@ -662,19 +679,39 @@ impl Kernel {
         }
         // Packetise into the NICs' queues: each NIC takes a packet from each of its flows
         // with a message waiting in turn (round robin, from the flow after the last one it
-        // took), so that flows sharing a NIC share its queue, while it has room.
-        for i in 0..self.flow_nics.len() {
+        // took), so that flows sharing a NIC share its queue, while it has room. Only NICs
+        // and flows with a backlog are visited: a run of flows without one counts as that
+        // many idle places, as a scan of every flow would count them.
+        let mut next_nic = self.nics_backlogged.next_from(0);
+        while let Some(i) = next_nic {
+            next_nic = self.nics_backlogged.next_from(i + 1);
             let src = self.flow_nics[i].0 as usize;
             let n = self.flow_nics[i].1.len();
             let mut j = self.flow_rr[i] as usize;
             let mut idle = 0;
-            while idle < n {
-                let f = self.flow_nics[i].1[j % n] as usize;
-                j += 1;
-                let Some(&(msg, left)) = self.flows[f].backlog.front() else {
-                    idle += 1;
-                    continue;
+            loop {
+                // The next place with a backlog, cyclically from `j`, and how far it is.
+                let at = j % n;
+                let waiting = &self.nic_backlogged[i];
+                let Some(place) = waiting.next_from(at).or_else(|| waiting.next_from(0)) else {
+                    break;
                 };
+                let d = if place >= at {
+                    place - at
+                } else {
+                    place + n - at
+                };
+                if idle + d >= n {
+                    break;
+                }
+                idle += d;
+                j += d;
+                let f = self.flow_nics[i].1[place] as usize;
+                j += 1;
+                let (msg, left) = *self.flows[f]
+                    .backlog
+                    .front()
+                    .expect("a place with a backlog");
                 let len = left.min(self.packet_length);
                 let dst = self.flows[f].spec.dst as usize;
                 if self.nics[src].queued_for(dst as u32, self.admittance) + len > self.nic_capacity
@@ -694,10 +731,16 @@ impl Kernel {
                 let fl = &mut self.flows[f];
                 if left == len {
                     fl.backlog.pop_front();
+                    if fl.backlog.is_empty() {
+                        self.nic_backlogged[i].remove(place);
+                    }
                 } else {
                     fl.backlog.front_mut().expect("not empty").1 -= len;
                 }
                 self.flow_rr[i] = (j % n) as u32;
+            }
+            if self.nic_backlogged[i].is_empty() {
+                self.nics_backlogged.remove(i);
             }
         }
     }
@@ -841,6 +884,7 @@ impl Kernel {
                         let w = &mut self.flows[d];
                         w.waiting_for -= 1;
                         if w.waiting_for == 0 {
+                            self.flow_live.insert(d);
                             // Its start counts from the completion of the last flow it waited for.
                             w.next = (tail + 1 + w.spec.start) as f64;
                             if w.spec.stop != 0 {
@@ -1401,9 +1445,28 @@ impl Kernel {
                 None => flow_nics.push((f.src as u32, vec![i as u32])),
             }
         }
+        let mut flow_live = bits::BitSet::new(flows.len());
+        for (f, fl) in flows.iter().enumerate() {
+            if fl.waiting_for == 0 {
+                flow_live.insert(f);
+            }
+        }
+        let mut flow_place = vec![(0, 0); flows.len()];
+        for (i, (_, list)) in flow_nics.iter().enumerate() {
+            for (place, &f) in list.iter().enumerate() {
+                flow_place[f as usize] = (i as u32, place as u32);
+            }
+        }
         let routers = net.num_routers();
         Ok(Kernel {
             flow_rr: vec![0; flow_nics.len()],
+            nic_backlogged: flow_nics
+                .iter()
+                .map(|(_, list)| bits::BitSet::new(list.len()))
+                .collect(),
+            nics_backlogged: bits::BitSet::new(flow_nics.len()),
+            flow_live,
+            flow_place,
             flow_nics,
             now: 0,
             wheel: Wheel::new(horizon),

@@ -95,17 +95,25 @@ pub struct Cioq {
     rr_stride: usize,
     /// The local input port whose head `choose_output` is looking at.
     cur_input: u32,
-    // Scratch, per local port of the switch being allocated.
+    // Scratch, per local port of the switch being allocated: an input or output is done
+    // (granted) in this allocation when its entry equals `stamp`, counted up once per
+    // allocation, so that nothing is cleared per call.
     requests: Vec<(u32, Request)>,
-    input_done: Vec<bool>,
-    output_done: Vec<bool>,
+    input_done: Vec<u64>,
+    output_done: Vec<u64>,
+    stamp: u64,
+    /// Crossbar cycles of a packet of each length up to `router.packet_length`
+    /// (ceil(len / speedup), worked out once).
+    xbar_cycles: Vec<u64>,
     best: Vec<(u32, u32)>,
     ports_scratch: Vec<u64>,
 }
 
-/// What the switch keeps per port, in one record: a packet's hop touches one or two cache
-/// lines of port state instead of one per field.
+/// What the switch keeps per port, in one record of one cache line (64 bytes, aligned): a
+/// packet's hop touches one line of port state per port instead of one per field (or two
+/// where a record straddles lines).
 #[derive(Debug, Clone, Copy, Default)]
+#[repr(align(64))]
 struct Port {
     /// The cycle its crossbar input and output are free again.
     xbar_in_busy: u64,
@@ -115,7 +123,8 @@ struct Port {
     /// and the cycle the input's was worked out. A packet arriving, a transfer ending or a
     /// flow-control frame (`Cioq::signal_at`) makes it look earlier.
     in_wake: u64,
-    in_since: u64,
+    /// (A cycle, u32 as the packet record's times are.)
+    in_since: u32,
     out_wake: u64,
     /// Its first output queue and how many it has.
     queue_base: u32,
@@ -130,10 +139,12 @@ struct Port {
     out_packets: u32,
     /// The switch it belongs to.
     switch: u32,
-    /// Phits of the packet on its link and that packet's queue, released from the queue
-    /// once the link is free (the tail has left).
-    draining: (u32, u32),
+    /// Phits of the packet on its link and that packet's queue (among the port's), released
+    /// from the queue once the link is free (the tail has left).
+    draining: (u16, u16),
 }
+
+const _: () = assert!(std::mem::size_of::<Port>() == 64);
 
 /// A set of local ports per switch: bit words, `words(s)` for switch `s`. No limit on the
 /// number of ports.
@@ -163,10 +174,16 @@ impl PortSet {
         self.bits[self.base[s] as usize + p / 64] &= !(1u64 << (p % 64));
     }
     /// Copy switch `s`'s words into `out` (cleared first).
-    #[inline]
+    #[inline(always)]
     fn copy(&self, s: usize, out: &mut Vec<u64>) {
         out.clear();
-        out.extend_from_slice(&self.bits[self.base[s] as usize..self.base[s + 1] as usize]);
+        let (a, b) = (self.base[s] as usize, self.base[s + 1] as usize);
+        if b == a + 1 {
+            // Up to 64 ports: one word, no call to copy memory.
+            out.push(self.bits[a]);
+        } else {
+            out.extend_from_slice(&self.bits[a..b]);
+        }
     }
 }
 
@@ -279,8 +296,12 @@ impl Cioq {
             },
             cur_input: 0,
             requests: Vec::with_capacity(max_radix + 1),
-            input_done: vec![false; max_radix + 1],
-            output_done: vec![false; max_radix],
+            input_done: vec![0; max_radix + 1],
+            output_done: vec![0; max_radix],
+            stamp: 0,
+            xbar_cycles: (0..=len as u64)
+                .map(|l| (l as f64 / cfg.switch.speedup).ceil() as u64)
+                .collect(),
             best: vec![(NONE, 0); max_radix],
             ports_scratch: Vec::new(),
         }
@@ -298,7 +319,7 @@ impl Cioq {
         }
         let (phits, q) = self.port[gp].draining;
         if phits > 0 {
-            self.queued[q as usize] -= phits;
+            self.queued[self.port[gp].queue_base as usize + q as usize] -= phits as u32;
             self.port[gp].draining = (0, 0);
         }
         let n = self.port[gp].queue_count as usize;
@@ -327,7 +348,7 @@ impl Cioq {
             }
             self.queue[qi].pop_front();
             k.send(gp, pkt);
-            self.port[gp].draining = (len, qi as u32);
+            self.port[gp].draining = (len as u16, (qi - base) as u16);
             let sw = self.port[gp].switch as usize;
             self.held[sw] -= 1;
             self.port[gp].out_packets -= 1;
@@ -362,7 +383,7 @@ impl Cioq {
         let now = k.now;
         let take = |o: usize| -> Result<(u32, u16), u64> {
             let gp = base + o;
-            if self.output_done[o] || self.port[gp].xbar_out_busy > now {
+            if self.output_done[o] == self.stamp || self.port[gp].xbar_out_busy > now {
                 return Err(self.port[gp].xbar_out_busy);
             }
             let class = k.net.ports[gp].class;
@@ -378,7 +399,15 @@ impl Cioq {
                 vc
             } else {
                 let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                match k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold) {
+                let next = if k.queues == QueueScheme::Vc {
+                    // `Kernel::queue_at` under VCs, inline: the routing's VC, if flow
+                    // control lets the packet in now (or it may wait in the output queue).
+                    let down = k.vc_base[k.peer[gp] as usize] + ordered as u32;
+                    (self.hold || k.fc.can_send(down, len as u32)).then_some(ordered as u16)
+                } else {
+                    k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold)
+                };
+                match next {
                     Some(q) => q,
                     None => {
                         k.meas.set_blocked(gp, now, true);
@@ -395,8 +424,8 @@ impl Cioq {
             // The packet on the link has left the queue once the link is free.
             let (draining, dq) = self.port[gp].draining;
             let link_free = k.link_busy[gp] <= now;
-            let gone = if dq as usize == qi && link_free {
-                draining
+            let gone = if self.port[gp].queue_base as usize + dq as usize == qi && link_free {
+                draining as u32
             } else {
                 0
             };
@@ -492,8 +521,13 @@ impl Cioq {
                         0
                     } else {
                         let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                        k.queue_at(k.peer[gp] as usize, p, Some(ordered), false)
-                            .unwrap_or(0)
+                        if k.queues == QueueScheme::Vc {
+                            // What `Kernel::queue_at` chooses under VCs, inline.
+                            ordered as u16
+                        } else {
+                            k.queue_at(k.peer[gp] as usize, p, Some(ordered), false)
+                                .unwrap_or(0)
+                        }
                     };
                     self.load(k, gp, v)
                 };
@@ -525,7 +559,7 @@ impl Cioq {
     /// Load of output `gp` for a packet taking VC `vc` at the next buffer: the phits in
     /// the output queue it joins, plus those the next buffer holds as far as this switch's
     /// credits tell (least-loaded selection).
-    #[inline]
+    #[inline(always)]
     fn load(&self, k: &Kernel, gp: usize, vc: u16) -> u64 {
         let q = if self.port[gp].queue_count > 1 {
             vc as usize
@@ -545,8 +579,7 @@ impl Cioq {
     fn allocate(&mut self, k: &mut Kernel, s: usize) {
         let base = k.net.port_base[s] as usize;
         let radix = k.net.radix(s);
-        self.input_done[..=radix].fill(false);
-        self.output_done[..radix].fill(false);
+        self.stamp += 1;
         let mut ready = std::mem::take(&mut self.ports_scratch);
         // The inputs to look at: in the first iteration every input with packets; in later
         // ones only those that requested and lost (any other input either crossed, is
@@ -557,7 +590,7 @@ impl Cioq {
             self.requests.clear();
             // The control queue: an input of its own (index `radix`), first.
             if let Some(&pkt) = self.control[s].front() {
-                if !self.input_done[radix] && self.control_busy[s] <= k.now {
+                if self.input_done[radix] != self.stamp && self.control_busy[s] <= k.now {
                     self.cur_input = radix as u32;
                     if let Ok((out, next_vc, choice)) = self.choose_output(k, s, base, pkt, 0) {
                         let r = Request {
@@ -574,9 +607,9 @@ impl Cioq {
             let signal_at = self.signal_at[s];
             each_port(&ready, |i| {
                 let gp = base + i;
-                if self.input_done[i]
+                if self.input_done[i] == self.stamp
                     || self.port[gp].xbar_in_busy > k.now
-                    || (self.port[gp].in_wake > k.now && signal_at <= self.port[gp].in_since)
+                    || (self.port[gp].in_wake > k.now && signal_at <= self.port[gp].in_since as u64)
                 {
                     return;
                 }
@@ -624,7 +657,7 @@ impl Cioq {
                 // No head can move before `wake` (or a flow-control frame): skip this input
                 // until then.
                 self.port[gp].in_wake = wake;
-                self.port[gp].in_since = k.now;
+                self.port[gp].in_since = k.now as u32;
             });
             if self.requests.is_empty() {
                 break;
@@ -658,7 +691,7 @@ impl Cioq {
             for &(i, r) in &requests {
                 self.best[r.out as usize] = (NONE, 0);
                 let i = i as usize;
-                if i != radix && !self.input_done[i] {
+                if i != radix && self.input_done[i] != self.stamp {
                     ready[i / 64] |= 1u64 << (i % 64);
                 }
             }
@@ -695,7 +728,11 @@ impl Cioq {
         }
         let p = k.pool.get_mut(pkt);
         let len = p.len as u64;
-        let mut end = now + (len as f64 / self.speedup).ceil() as u64;
+        let mut end = now
+            + match self.xbar_cycles.get(len as usize) {
+                Some(&c) => c,
+                None => (len as f64 / self.speedup).ceil() as u64,
+            };
         p.vc = r.next_vc;
         if from_control_queue {
             // Made whole inside the switch: no tail to wait for.
@@ -733,12 +770,17 @@ impl Cioq {
         );
         if !from_control_queue && !r.control {
             let data = data_vcs(k, gp_in);
-            let v = r.vc as usize - k.vc_base[gp_in] as usize;
-            self.port[gp_in].rr_in = ((v + 1) % data) as u16;
-            self.port[gp_out].rr_out = ((i + 1) % k.net.radix(s)) as u16;
+            let v = r.vc as usize - k.vc_base[gp_in] as usize + 1;
+            self.port[gp_in].rr_in = if v >= data { 0 } else { v as u16 };
+            let next = i + 1;
+            self.port[gp_out].rr_out = if next >= k.net.radix(s) {
+                0
+            } else {
+                next as u16
+            };
         }
-        self.input_done[i] = true;
-        self.output_done[o] = true;
+        self.input_done[i] = self.stamp;
+        self.output_done[o] = self.stamp;
         k.last_move = now;
     }
 }
