@@ -399,9 +399,10 @@ impl Cioq {
                 vc
             } else {
                 let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                let next = if k.queues == QueueScheme::Vc {
-                    // `Kernel::queue_at` under VCs, inline: the routing's VC, if flow
-                    // control lets the packet in now (or it may wait in the output queue).
+                let next = if k.queues == QueueScheme::Vc && k.vc_set[k.peer[gp] as usize] == 1 {
+                    // `Kernel::queue_at` under VCs of one per level, inline: the routing's
+                    // VC, if flow control lets the packet in now (or it may wait in the
+                    // output queue).
                     let down = k.vc_base[k.peer[gp] as usize] + ordered as u32;
                     (self.hold || k.fc.can_send(down, len as u32)).then_some(ordered as u16)
                 } else {
@@ -521,8 +522,9 @@ impl Cioq {
                         0
                     } else {
                         let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                        if k.queues == QueueScheme::Vc {
-                            // What `Kernel::queue_at` chooses under VCs, inline.
+                        if k.queues == QueueScheme::Vc && k.vc_set[k.peer[gp] as usize] == 1 {
+                            // What `Kernel::queue_at` chooses under VCs of one per
+                            // level, inline.
                             ordered as u16
                         } else {
                             k.queue_at(k.peer[gp] as usize, p, Some(ordered), false)
