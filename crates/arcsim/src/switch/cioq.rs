@@ -547,6 +547,10 @@ impl Cioq {
                         let l = load_of(ports[i] as usize);
                         if l < least {
                             (chosen, least) = (i, l);
+                            if l == 0 {
+                                // No later port can be less loaded: the first idle one wins.
+                                break;
+                            }
                         }
                     }
                 }
