@@ -60,6 +60,24 @@ impl QueueScheme {
     }
 }
 
+/// How an output port of a CIOQ switch chooses among the inputs requesting it
+/// (`switch.arbitration`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// Round robin per packet (iSLIP's pointer): fair in packets.
+    #[default]
+    RoundRobin,
+    /// Deficit round robin (Shreedhar and Varghese): fair in phits. The input at the
+    /// pointer keeps its turn while its deficit covers its head packet; a turn adds
+    /// `router.packet_length` phits. With packets of equal length it grants as round robin.
+    Drr,
+}
+
+fn is_default_arbitration(a: &Arbitration) -> bool {
+    !super::writing_every_key() && *a == Arbitration::RoundRobin
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SwitchConfig {
@@ -82,6 +100,10 @@ pub struct SwitchConfig {
     pub queues: QueueScheme,
     /// Queues per port with `queues = "four-q"`.
     pub queue_count: u16,
+    /// How an output chooses among its requesting inputs. Written only when not the
+    /// default (runs stored before the key keep their identity).
+    #[serde(skip_serializing_if = "is_default_arbitration")]
+    pub arbitration: Arbitration,
 }
 
 impl Default for SwitchConfig {
@@ -95,6 +117,7 @@ impl Default for SwitchConfig {
             output_hold: false,
             queues: QueueScheme::Vc,
             queue_count: 4,
+            arbitration: Arbitration::RoundRobin,
         }
     }
 }
@@ -142,8 +165,8 @@ impl SwitchConfig {
         if self.kind == SwitchKind::Iq && !self.is_iq_compatible() {
             return Err(field_err(
                 "switch.kind",
-                "speedup, latency, output_buffer, output_queues, output_hold, queues and \
-                 queue_count describe a CIOQ switch: set switch.kind = \"cioq\", or leave them out",
+                "speedup, latency, output_buffer, output_queues, output_hold, queues, \
+                 queue_count and arbitration describe a CIOQ switch: set switch.kind = \"cioq\", or leave them out",
             ));
         }
         Ok(())
@@ -159,5 +182,6 @@ impl SwitchConfig {
             && self.output_hold == d.output_hold
             && self.queues == d.queues
             && self.queue_count == d.queue_count
+            && self.arbitration == d.arbitration
     }
 }

@@ -20,7 +20,7 @@
 //! Node ports eject at link rate to the destination NIC, which takes every packet.
 
 use super::Switch;
-use crate::config::{Config, FlowControlKind, OutputQueues, QueueScheme};
+use crate::config::{Arbitration, Config, FlowControlKind, OutputQueues, QueueScheme};
 use crate::kernel::events::Ev;
 use crate::kernel::mechanism::Mechanism;
 use crate::kernel::packet::Kind;
@@ -107,6 +107,15 @@ pub struct Cioq {
     xbar_cycles: Vec<u64>,
     best: Vec<(u32, u32)>,
     ports_scratch: Vec<u64>,
+    /// `switch.arbitration = "drr"`: per global output port and local input port, the
+    /// input's deficit in phits (`drr_stride` inputs per output); empty under round robin.
+    drr: Vec<u32>,
+    drr_stride: usize,
+    /// Per global output port under DRR: whether the input at its pointer is in a turn
+    /// (granted since the pointer reached it); false: the input is next in line.
+    drr_turn: Vec<bool>,
+    /// Phits a turn adds to a deficit: `router.packet_length`, the longest packet.
+    quantum: u32,
 }
 
 /// What the switch keeps per port, in one record of one cache line (64 bytes, aligned): a
@@ -304,6 +313,18 @@ impl Cioq {
                 .collect(),
             best: vec![(NONE, 0); max_radix],
             ports_scratch: Vec::new(),
+            drr: if cfg.switch.arbitration == Arbitration::Drr {
+                vec![0; k.net.ports.len() * max_radix]
+            } else {
+                Vec::new()
+            },
+            drr_stride: max_radix,
+            drr_turn: if cfg.switch.arbitration == Arbitration::Drr {
+                vec![false; k.net.ports.len()]
+            } else {
+                Vec::new()
+            },
+            quantum: cfg.router.packet_length,
         }
     }
 
@@ -680,6 +701,14 @@ impl Cioq {
                     if d >= radix {
                         d -= radix;
                     }
+                    // DRR: an input in its turn keeps it while its deficit covers its
+                    // head; once not, it comes last.
+                    if d == 0 && !self.drr.is_empty() && self.drr_turn[base + o] {
+                        let len = k.pool.get(self.heads[r.vc as usize]).len as u32;
+                        if self.drr[(base + o) * self.drr_stride + i as usize] < len {
+                            d = radix;
+                        }
+                    }
                     1 + d as u32
                 };
                 if self.best[o].0 == NONE || d < self.best[o].1 {
@@ -779,11 +808,32 @@ impl Cioq {
             let v = r.vc as usize - k.vc_base[gp_in] as usize + 1;
             self.port[gp_in].rr_in = if v >= data { 0 } else { v as u16 };
             let next = i + 1;
-            self.port[gp_out].rr_out = if next >= k.net.radix(s) {
+            let past = if next >= k.net.radix(s) {
                 0
             } else {
                 next as u16
             };
+            if self.drr.is_empty() {
+                self.port[gp_out].rr_out = past;
+            } else {
+                // A new turn unless `i` is in its turn with a deficit that covers the
+                // packet. The pointer stays on `i` while deficit is left, else moves past
+                // it as round robin's (so that packets of one length grant alike).
+                let slot = gp_out * self.drr_stride + i;
+                let len = len as u32;
+                let in_turn = self.port[gp_out].rr_out as usize == i && self.drr_turn[gp_out];
+                if !in_turn || self.drr[slot] < len {
+                    self.drr[slot] += self.quantum;
+                }
+                self.drr[slot] -= len;
+                if self.drr[slot] > 0 {
+                    self.port[gp_out].rr_out = i as u16;
+                    self.drr_turn[gp_out] = true;
+                } else {
+                    self.port[gp_out].rr_out = past;
+                    self.drr_turn[gp_out] = false;
+                }
+            }
         }
         self.input_done[i] = self.stamp;
         self.output_done[o] = self.stamp;
