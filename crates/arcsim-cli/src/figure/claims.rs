@@ -328,6 +328,9 @@ impl Metric {
         match self {
             _ if x.is_nan() => "none".into(),
             Metric::Knee if x.is_infinite() => "none (it never rises)".into(),
+            Metric::SettleTime if x.is_infinite() => {
+                "never within the run (its last windows' packets not delivered)".into()
+            }
             _ if x.is_infinite() => "not consumed".into(),
             Metric::MaxHops | Metric::SettleTime => format!("{x:.0}"),
             Metric::Variance => format!("{x:.3e}"),
@@ -816,7 +819,7 @@ impl Tables {
             Kind::Transient => {
                 // Only the files the claims read: a table may be missing from an older run.
                 let uses = |m: &[Metric]| plan.spec.claim.iter().any(|c| m.contains(&c.metric));
-                if uses(&[Metric::ThroughputFall]) {
+                if uses(&[Metric::ThroughputFall, Metric::SettleTime]) {
                     let rows = per_panel::<ThroughputRow>(plan, out, "throughput.csv")?;
                     t.throughput = grouped(rows, |r| (r.curve, (r.cycle, r.accepted_load)));
                 }
@@ -955,7 +958,14 @@ impl Tables {
                 Ok(match c.metric {
                     Metric::ChangeRise => change_rise(&before, &after),
                     Metric::MisrouteDip => misroute_dip(&after),
-                    Metric::SettleTime => settle_time(&after, at as f64)?,
+                    Metric::SettleTime => {
+                        // The run's last window, from throughput.csv (which has every one).
+                        let last = self
+                            .throughput
+                            .get(&key(p))
+                            .and_then(|v| v.iter().map(|x| x.0).reduce(f64::max));
+                        settle_time(&after, at as f64, last)?
+                    }
                     Metric::MisroutedBefore => {
                         before.iter().map(|x| x.2).sum::<f64>() / before.len() as f64
                     }
@@ -1061,9 +1071,11 @@ const SETTLE_MIN_WINDOWS: usize = 4;
 /// (0 when none does). A window's cycle is its start; windows are (cycle, latency,
 /// misrouted share), in any order. A window missing between the change and the last window
 /// (fewer than 99% of its packets delivered: the transient figure leaves it out) has not
-/// settled either; windows missing at the end (the run ended) do not count. Fewer than
-/// `SETTLE_MIN_WINDOWS` windows after the change: an error saying so.
-fn settle_time(after: &[Point], at: f64) -> std::result::Result<f64, String> {
+/// settled either; one or two windows missing at the end (the run ended before their packets
+/// arrived) do not count, but more before `last` (the run's last window, when known) mean the
+/// latency never settled: infinite. Fewer than `SETTLE_MIN_WINDOWS` windows after the change:
+/// an error saying so.
+fn settle_time(after: &[Point], at: f64, last: Option<f64>) -> std::result::Result<f64, String> {
     let mut w = after.to_vec();
     w.sort_by(|a, b| a.0.total_cmp(&b.0));
     if w.len() < SETTLE_MIN_WINDOWS {
@@ -1089,6 +1101,9 @@ fn settle_time(after: &[Point], at: f64) -> std::result::Result<f64, String> {
             settled = settled.max(x.0 + width - at);
         }
         prev = x.0;
+    }
+    if last.is_some_and(|l| l - prev > 2.5 * width) {
+        return Ok(f64::INFINITY);
     }
     Ok(settled)
 }
@@ -1443,14 +1458,18 @@ mod qcn_metric_tests {
             (1100.0, 150.0, 0.0),
             (1200.0, 100.0, 0.0),
         ];
-        assert_eq!(settle_time(&after, 1000.0), Ok(200.0));
+        assert_eq!(settle_time(&after, 1000.0, None), Ok(200.0));
+        // The run went on to 2000: windows 1400-2000 missing, never settled; one or two
+        // missing windows at the end are the run's end.
+        assert_eq!(settle_time(&after, 1000.0, Some(2000.0)), Ok(f64::INFINITY));
+        assert_eq!(settle_time(&after, 1000.0, Some(1500.0)), Ok(200.0));
         let flat = [
             (1000.0, 100.0, 0.0),
             (1100.0, 105.0, 0.0),
             (1200.0, 100.0, 0.0),
             (1300.0, 100.0, 0.0),
         ];
-        assert_eq!(settle_time(&flat, 1000.0), Ok(0.0));
+        assert_eq!(settle_time(&flat, 1000.0, None), Ok(0.0));
         // Windows 1000-1200 missing (not delivered): settled only from 1300 on.
         let gap = [
             (1300.0, 100.0, 0.0),
@@ -1458,9 +1477,9 @@ mod qcn_metric_tests {
             (1500.0, 100.0, 0.0),
             (1600.0, 100.0, 0.0),
         ];
-        assert_eq!(settle_time(&gap, 1000.0), Ok(300.0));
+        assert_eq!(settle_time(&gap, 1000.0, None), Ok(300.0));
         // Two windows after the change: saturated, no settle time.
-        assert!(settle_time(&flat[..2], 1000.0).is_err());
+        assert!(settle_time(&flat[..2], 1000.0, None).is_err());
         // The misrouted share: first window and last quarter.
         let mis = [
             (1100.0, 0.0, 0.5),
