@@ -490,6 +490,14 @@ fn probability_series(
         .collect()
 }
 
+fn fmt_or_dash(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.4}")
+    } else {
+        "-".into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -509,13 +517,5 @@ mod tests {
         assert_eq!(sout_ports(&t), [(5, 16), (11, 22)]);
         (t.p, t.a, t.h) = (3, 6, 3);
         assert_eq!(sout_ports(&t), [(2, 7), (5, 10)]);
-    }
-}
-
-fn fmt_or_dash(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:.4}")
-    } else {
-        "-".into()
     }
 }
