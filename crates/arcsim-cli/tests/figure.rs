@@ -1414,3 +1414,158 @@ fn ib_copy(ib: &Path, dir: &Path) -> std::path::PathBuf {
     }
     to
 }
+
+/// The QCN-Switch paper's figure specs (experiments/qcn): valid at every scale they define.
+/// Then the measurements its figures added, end to end on a 72-node dragonfly (p = 2, a = 4,
+/// h = 2) in the paper's units: a transient writes the probability of the port towards S_out
+/// per window (`probability.csv`, read by `probability-after`) and checks the settle time
+/// and the misrouted shares; an injection figure checks the unfairness quotient of group 0
+/// (at least 1 by definition), and prints it.
+#[test]
+fn qcn_figures_are_valid_and_measure_probabilities_and_fairness() {
+    let qcn = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/qcn");
+    let dir = temp_dir("qcn-figures");
+    let mut specs: Vec<String> = std::fs::read_dir(&qcn)
+        .expect("experiments/qcn")
+        .filter_map(|e| {
+            let n = e.ok()?.file_name().to_string_lossy().to_string();
+            (n.starts_with("fig") && n.ends_with(".toml")).then_some(n)
+        })
+        .collect();
+    specs.sort();
+    assert_eq!(specs.len(), 13, "Figs. 6 to 18: {specs:?}");
+    for s in &specs {
+        let spec = qcn.join(s);
+        let body = std::fs::read_to_string(&spec).unwrap();
+        let mut scales = vec![None, Some("quick")];
+        if body.contains("[scale.h4]") {
+            scales.push(Some("h4"));
+        }
+        for scale in scales {
+            let mut args = vec!["figure", spec.to_str().unwrap(), "--dry-run"];
+            if let Some(x) = scale {
+                args.extend(["--scale", x]);
+            }
+            let out = arcsim(&dir, &args);
+            assert_success(&out, &format!("{s} {scale:?}"));
+            assert!(!text(&out.stdout).is_empty(), "{s} {scale:?}");
+        }
+    }
+    let base = qcn.join("base.toml");
+    let small = format!(
+        "config = \"{}\"
+set = [\"topology.p=2\", \"topology.a=4\", \"topology.h=2\", \"simulation.repetitions=1\",
+       \"qcn.sampling=output\", \"qcn.feedback_comparison=true\", \"traffic.load=0.3\"]
+",
+        base.display()
+    );
+    write(
+        &dir,
+        "t.toml",
+        &format!(
+            "title = \"t\"
+kind = \"transient\"
+{small}
+[[panel]]
+name = \"adv2un\"
+set = [\"traffic.pattern=adv-global\", \"traffic.offset=1\", \"traffic.change.pattern=uniform\",
+       \"simulation.warmup_cycles=0.2 ms\", \"traffic.change.at_cycle=0.4 ms\",
+       \"simulation.measure_cycles=0.6 ms\", \"simulation.series_window=20 us\"]
+[[curve]]
+label = \"QCN\"
+[[claim]]
+paper = \"p\"
+curve = \"QCN\"
+metric = \"probability-after\"
+at_most = 100
+[[claim]]
+paper = \"s\"
+curve = \"QCN\"
+metric = \"settle-time\"
+at_least = 0
+[[claim]]
+paper = \"b\"
+curve = \"QCN\"
+metric = \"misrouted-before\"
+at_least = 0
+[[claim]]
+paper = \"f\"
+curve = \"QCN\"
+metric = \"misrouted-first\"
+at_most = 1
+[[claim]]
+paper = \"l\"
+curve = \"QCN\"
+metric = \"misrouted-last\"
+at_most = 1
+"
+        ),
+    );
+    let out = arcsim(&dir, &["figure", "t.toml", "--out", "t"]);
+    assert_success(&out, "transient");
+    let report = std::fs::read_to_string(dir.join("t/summary.txt")).unwrap();
+    assert!(report.contains("5 claims; holds: 5"), "{report}");
+    let p = dir.join("t/adv2un/probability.csv");
+    let probs = rows(&p);
+    let (cycle, mid) = (column(&p, "cycle"), column(&p, "mid_to_sout"));
+    // One row per 20 us window of the 0.8 ms run (0.2 ms of warm-up, 0.6 measured: 40), and
+    // one at the run's end if it is not a window's; every value a percentage, and the port
+    // towards S_out cut below 100% under ADV+1.
+    assert!((40..=41).contains(&probs.len()), "{probs:?}");
+    assert!(
+        probs.iter().any(|r| r[mid].parse::<f64>().unwrap() < 50.0),
+        "{probs:?}"
+    );
+    for r in &probs {
+        let v: f64 = r[mid].parse().unwrap();
+        assert!((0.0..=100.0).contains(&v), "{r:?}");
+    }
+    assert_eq!(&probs[0][cycle], "1000");
+    assert_plot(&dir.join("t/adv2un/probability"));
+    write(
+        &dir,
+        "i.toml",
+        &format!(
+            "title = \"i\"
+kind = \"injection\"
+groups = [0]
+{small}
+[[curve]]
+label = \"QCN\"
+set = [\"traffic.pattern=adv-global\", \"traffic.offset=1\", \"simulation.warmup_cycles=0.2 ms\",
+       \"simulation.measure_cycles=0.2 ms\"]
+[[claim]]
+paper = \"u\"
+curve = \"QCN\"
+metric = \"unfairness\"
+at_least = 1
+"
+        ),
+    );
+    let out = arcsim(&dir, &["figure", "i.toml", "--out", "i"]);
+    assert_success(&out, "injection");
+    let report = std::fs::read_to_string(dir.join("i/summary.txt")).unwrap();
+    assert!(report.contains("1 claims; holds: 1"), "{report}");
+    assert!(report.contains("max/min"), "{report}");
+    // A claim of the new metrics on a figure of another kind is refused, naming them.
+    write(
+        &dir,
+        "bad.toml",
+        &format!(
+            "title = \"b\"
+kind = \"sweep\"
+loads = \"0.1\"
+{small}
+[[curve]]
+label = \"QCN\"
+[[claim]]
+paper = \"u\"
+curve = \"QCN\"
+metric = \"unfairness\"
+at_least = 1
+"
+        ),
+    );
+    let out = arcsim(&dir, &["figure", "bad.toml", "--dry-run"]);
+    assert_clean_failure(&out, "unfairness on a sweep", &["unfairness", "injection"]);
+}

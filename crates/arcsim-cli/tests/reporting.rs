@@ -313,10 +313,12 @@ fn user_facing_text_names_papers_not_seed_numbers() {
         "docs/reproductions",
         "docs/reproductions/ofar",
         "docs/reproductions/infiniband",
+        "docs/reproductions/qcn",
         "notes",
         "examples",
         "experiments/ofar",
         "experiments/infiniband",
+        "experiments/qcn",
     ];
     for dir in dirs {
         for e in std::fs::read_dir(root.join(dir)).unwrap() {

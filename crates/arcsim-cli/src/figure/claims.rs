@@ -107,6 +107,8 @@ pub enum Metric {
     /// Sweeps: how far the accepted load at the highest offered load lies below the peak,
     /// as a fraction of the peak (0: no fall; a collapse is close to 1).
     Fall,
+    /// Sweeps: the share of delivered packets that were misrouted (0 to 1) at `load`.
+    Misrouted,
     /// Bursts: consumption time relative to the baseline curve, in the panel.
     Time,
     /// Bursts: consumption time relative to the baseline, averaged over the panels.
@@ -133,9 +135,29 @@ pub enum Metric {
     /// Transients: how far the accepted load of the last quarter of the windows lies below
     /// the best window's, as a fraction of the latter (a collapse over time is close to 1).
     ThroughputFall,
+    /// Transients: cycles from the change until the mean latency per window settles: the
+    /// end of the last window after the change whose latency lies more than 10% from the
+    /// mean of the second half of the windows after the change (0: the first window is
+    /// already within 10%). The QCN-Switch paper's "response time".
+    SettleTime,
+    /// Transients: the mean misrouted share of the windows before the change.
+    MisroutedBefore,
+    /// Transients: the misrouted share of the first window after the change.
+    MisroutedFirst,
+    /// Transients: the mean misrouted share of the last quarter of the windows after the
+    /// change.
+    MisroutedLast,
+    /// Transients with QCN-Switch on a dragonfly: the mean minimal-routing probability
+    /// (percent) of the port from the middle switch of group 0 towards the last switch of
+    /// the group (S_out under ADV+1), over the windows after the change
+    /// (`probability.csv`).
+    ProbabilityAfter,
     /// Injection figures: packets injected by the routers of the spec's last group over
     /// those of its first (Fig. 12: G_root over G0).
     GroupRatio,
+    /// Injection figures: the unfairness quotient of the spec's first group, the most
+    /// packets injected by one of its routers over the fewest.
+    Unfairness,
     /// Flow figures: the mean share of a link of the flows `flows` (summed) over the
     /// windows in [`from`, `to`).
     FlowShare,
@@ -167,17 +189,27 @@ const KNEE_FACTOR: f64 = 1.3;
 impl Metric {
     fn kind(self) -> Kind {
         match self {
-            Metric::Peak | Metric::Accepted | Metric::Latency | Metric::Knee | Metric::Fall => {
-                Kind::Sweep
-            }
+            Metric::Peak
+            | Metric::Accepted
+            | Metric::Latency
+            | Metric::Knee
+            | Metric::Fall
+            | Metric::Misrouted => Kind::Sweep,
             Metric::Time
             | Metric::MeanTime
             | Metric::MaxHops
             | Metric::MeanHops
             | Metric::LongPaths
             | Metric::ManyEntries => Kind::Burst,
-            Metric::ChangeRise | Metric::MisrouteDip | Metric::ThroughputFall => Kind::Transient,
-            Metric::GroupRatio => Kind::Injection,
+            Metric::ChangeRise
+            | Metric::MisrouteDip
+            | Metric::ThroughputFall
+            | Metric::SettleTime
+            | Metric::MisroutedBefore
+            | Metric::MisroutedFirst
+            | Metric::MisroutedLast
+            | Metric::ProbabilityAfter => Kind::Transient,
+            Metric::GroupRatio | Metric::Unfairness => Kind::Injection,
             Metric::FlowShare
             | Metric::Jain
             | Metric::Variance
@@ -196,6 +228,7 @@ impl Metric {
             Metric::Latency => "latency",
             Metric::Knee => "knee",
             Metric::Fall => "fall",
+            Metric::Misrouted => "misrouted",
             Metric::Time => "time",
             Metric::MeanTime => "mean-time",
             Metric::MaxHops => "max-hops",
@@ -205,7 +238,13 @@ impl Metric {
             Metric::ChangeRise => "change-rise",
             Metric::MisrouteDip => "misroute-dip",
             Metric::ThroughputFall => "throughput-fall",
+            Metric::SettleTime => "settle-time",
+            Metric::MisroutedBefore => "misrouted-before",
+            Metric::MisroutedFirst => "misrouted-first",
+            Metric::MisroutedLast => "misrouted-last",
+            Metric::ProbabilityAfter => "probability-after",
             Metric::GroupRatio => "group-ratio",
+            Metric::Unfairness => "unfairness",
             Metric::FlowShare => "flow-share",
             Metric::Jain => "jain",
             Metric::Variance => "variance",
@@ -236,6 +275,7 @@ impl Metric {
                 ),
             },
             Metric::Fall => "fall from the peak at the highest load".into(),
+            Metric::Misrouted => format!("misrouted share{at}"),
             Metric::MaxHops => "longest path".into(),
             Metric::MeanHops => "mean path length".into(),
             Metric::LongPaths => format!(
@@ -249,7 +289,19 @@ impl Metric {
             Metric::ChangeRise => "latency rise after the change".into(),
             Metric::MisrouteDip => "dip of the misrouted share after the change".into(),
             Metric::ThroughputFall => "fall of the accepted load from its best window".into(),
+            Metric::SettleTime => "cycles until the latency settles after the change".into(),
+            Metric::MisroutedBefore => "misrouted share before the change".into(),
+            Metric::MisroutedFirst => "misrouted share in the first window after the change".into(),
+            Metric::MisroutedLast => {
+                "misrouted share in the last quarter of the windows after the change".into()
+            }
+            Metric::ProbabilityAfter => {
+                "mean minimal probability (%) of the port towards S_out after the change".into()
+            }
             Metric::GroupRatio => "injected by the last group over the first".into(),
+            Metric::Unfairness => {
+                "most over fewest packets injected by a router of the first group".into()
+            }
             Metric::Completion => format!(
                 "completion time at {}",
                 c.size.as_deref().unwrap_or_default()
@@ -276,8 +328,11 @@ impl Metric {
         match self {
             _ if x.is_nan() => "none".into(),
             Metric::Knee if x.is_infinite() => "none (it never rises)".into(),
+            Metric::SettleTime if x.is_infinite() => {
+                "never within the run (its last windows' packets not delivered)".into()
+            }
             _ if x.is_infinite() => "not consumed".into(),
-            Metric::MaxHops => format!("{x:.0}"),
+            Metric::MaxHops | Metric::SettleTime => format!("{x:.0}"),
             Metric::Variance => format!("{x:.3e}"),
             // A tail share, often parts per million.
             Metric::LongPaths | Metric::ManyEntries if x != 0.0 && x.abs() < 1e-3 => {
@@ -411,7 +466,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         };
         if c.metric.kind() != spec.kind {
             bail!(
-                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall; injection: group-ratio; flows: flow-share, jain, variance, port-share, root-time, branch-time; collectives: completion, reduction, max-difference)",
+                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall, misrouted; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall, settle-time, misrouted-before, misrouted-first, misrouted-last, probability-after; injection: group-ratio, unfairness; flows: flow-share, jain, variance, port-share, root-time, branch-time; collectives: completion, reduction, max-difference)",
                 what(),
                 c.metric.name(),
                 kind_name(c.metric.kind()),
@@ -439,23 +494,25 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
             _ => {}
         }
         match (c.metric, c.load) {
-            (Metric::Accepted | Metric::Latency, None) => {
+            (Metric::Accepted | Metric::Latency | Metric::Misrouted, None) => {
                 bail!(
                     "{}: metric {} needs load = OFFERED",
                     what(),
                     c.metric.name()
                 )
             }
-            (Metric::Accepted | Metric::Latency, Some(l)) if !(l > 0.0 && l <= 1.0) => {
+            (Metric::Accepted | Metric::Latency | Metric::Misrouted, Some(l))
+                if !(l > 0.0 && l <= 1.0) =>
+            {
                 bail!("{}: load = {l} must be in (0, 1]", what())
             }
-            (Metric::Accepted | Metric::Latency, Some(_)) => {}
+            (Metric::Accepted | Metric::Latency | Metric::Misrouted, Some(_)) => {}
             (Metric::Knee, Some(l)) if !(l > 0.0 && l <= 1.0) => {
                 bail!("{}: load = {l} must be in (0, 1]", what())
             }
             (Metric::Knee, Some(_)) => {}
             (_, Some(_)) => bail!(
-                "{}: load applies to the metrics accepted, latency and knee only",
+                "{}: load applies to the metrics accepted, latency, misrouted and knee only",
                 what()
             ),
             (_, None) => {}
@@ -550,6 +607,10 @@ type Point = (f64, f64, f64);
 pub(super) struct Tables {
     /// Sweeps: (panel, curve) -> (offered, accepted, latency) per load.
     sweep: BTreeMap<(String, String), Vec<Point>>,
+    /// Sweeps: (panel, curve) -> (offered load, misrouted share) per load.
+    misrouted: BTreeMap<(String, String), Vec<(f64, f64)>>,
+    /// Transients: (panel, curve) -> (cycle, probability) per window.
+    probability: BTreeMap<(String, String), Vec<(f64, f64)>>,
     /// Bursts: (panel, curve) -> (relative time, longest path, mean path); infinite if not
     /// consumed.
     burst: BTreeMap<(String, String), (f64, f64, f64)>,
@@ -615,6 +676,16 @@ struct SweepRow {
     /// "-" where no packet was delivered in a window.
     #[serde(deserialize_with = "number_or_missing")]
     latency_mean: Option<f64>,
+    #[serde(default, deserialize_with = "number_or_missing")]
+    misrouted_fraction: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct ProbabilityRow {
+    curve: String,
+    cycle: f64,
+    #[serde(deserialize_with = "number_or_missing")]
+    mid_to_sout: Option<f64>,
 }
 
 /// A CSV cell holding a number, or "-" (or nothing) for a missing measurement.
@@ -678,7 +749,17 @@ impl Tables {
         let mut t = Tables::default();
         match plan.spec.kind {
             Kind::Sweep => {
-                t.sweep = grouped(per_panel::<SweepRow>(plan, out, "sweep.csv")?, |r| {
+                let rows = per_panel::<SweepRow>(plan, out, "sweep.csv")?;
+                t.misrouted = grouped(
+                    rows.iter()
+                        .map(|(p, r)| {
+                            let m = r.misrouted_fraction.unwrap_or(f64::NAN);
+                            (p.clone(), (r.curve.clone(), r.offered_load, m))
+                        })
+                        .collect(),
+                    |(curve, l, m)| (curve, (l, m)),
+                );
+                t.sweep = grouped(rows, |r| {
                     // A missing latency is NaN: no claim on it can hold.
                     (
                         r.curve,
@@ -738,11 +819,24 @@ impl Tables {
             Kind::Transient => {
                 // Only the files the claims read: a table may be missing from an older run.
                 let uses = |m: &[Metric]| plan.spec.claim.iter().any(|c| m.contains(&c.metric));
-                if uses(&[Metric::ThroughputFall]) {
+                if uses(&[Metric::ThroughputFall, Metric::SettleTime]) {
                     let rows = per_panel::<ThroughputRow>(plan, out, "throughput.csv")?;
                     t.throughput = grouped(rows, |r| (r.curve, (r.cycle, r.accepted_load)));
                 }
-                if uses(&[Metric::ChangeRise, Metric::MisrouteDip]) {
+                if uses(&[Metric::ProbabilityAfter]) {
+                    let rows = per_panel::<ProbabilityRow>(plan, out, "probability.csv")?;
+                    t.probability = grouped(rows, |r| {
+                        (r.curve, (r.cycle, r.mid_to_sout.unwrap_or(f64::NAN)))
+                    });
+                }
+                if uses(&[
+                    Metric::ChangeRise,
+                    Metric::MisrouteDip,
+                    Metric::SettleTime,
+                    Metric::MisroutedBefore,
+                    Metric::MisroutedFirst,
+                    Metric::MisroutedLast,
+                ]) {
                     t.series = grouped(per_panel::<SeriesRow>(plan, out, "series.csv")?, |r| {
                         (r.curve, (r.cycle, r.latency_mean, r.misrouted_fraction))
                     });
@@ -808,6 +902,12 @@ impl Tables {
                 Ok(knee(pts, base))
             }
             Metric::Fall => Ok(fall(points(p)?)),
+            Metric::Misrouted => self
+                .misrouted
+                .get(&key(p))
+                .and_then(|v| v.iter().find(|x| (x.0 - l).abs() < 1e-9))
+                .map(|x| x.1)
+                .ok_or_else(|| format!("no load {l} at this scale")),
             Metric::Time => Ok(burst(p)?.0),
             Metric::MaxHops => Ok(burst(p)?.1),
             Metric::MeanHops => Ok(burst(p)?.2),
@@ -836,7 +936,12 @@ impl Tables {
                     .collect::<std::result::Result<_, _>>()?;
                 Ok(v.iter().sum::<f64>() / v.len() as f64)
             }
-            Metric::ChangeRise | Metric::MisrouteDip => {
+            Metric::ChangeRise
+            | Metric::MisrouteDip
+            | Metric::SettleTime
+            | Metric::MisroutedBefore
+            | Metric::MisroutedFirst
+            | Metric::MisroutedLast => {
                 let windows = self
                     .series
                     .get(&key(p))
@@ -850,11 +955,44 @@ impl Tables {
                 if before.is_empty() || after.len() < 2 {
                     return Err(format!("{curve} has too few windows around the change"));
                 }
-                Ok(if c.metric == Metric::ChangeRise {
-                    change_rise(&before, &after)
-                } else {
-                    misroute_dip(&after)
+                Ok(match c.metric {
+                    Metric::ChangeRise => change_rise(&before, &after),
+                    Metric::MisrouteDip => misroute_dip(&after),
+                    Metric::SettleTime => {
+                        // The run's last window, from throughput.csv (which has every one).
+                        let last = self
+                            .throughput
+                            .get(&key(p))
+                            .and_then(|v| v.iter().map(|x| x.0).reduce(f64::max));
+                        settle_time(&after, at as f64, last)?
+                    }
+                    Metric::MisroutedBefore => {
+                        before.iter().map(|x| x.2).sum::<f64>() / before.len() as f64
+                    }
+                    Metric::MisroutedFirst => misrouted_first(&after),
+                    _ => misrouted_last(&after),
                 })
+            }
+            Metric::ProbabilityAfter => {
+                let at = info
+                    .change
+                    .ok_or_else(|| format!("the traffic does not change in panel {p}"))?;
+                let after: Vec<f64> = self
+                    .probability
+                    .get(&key(p))
+                    .map(|v| {
+                        v.iter()
+                            .filter(|x| x.0 >= at as f64 && !x.1.is_nan())
+                            .map(|x| x.1)
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                if after.is_empty() {
+                    return Err(format!(
+                        "{curve} has no probabilities after the change in panel {p}"
+                    ));
+                }
+                Ok(after.iter().sum::<f64>() / after.len() as f64)
             }
             Metric::ThroughputFall => {
                 let windows = self
@@ -879,6 +1017,14 @@ impl Tables {
                 let sum =
                     |g: u64| -> f64 { routers.iter().filter(|r| r.0 == g).map(|r| r.1).sum() };
                 Ok(sum(last) / sum(first))
+            }
+            Metric::Unfairness => {
+                let routers = self
+                    .injected
+                    .get(&key(p))
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| format!("{curve} has no injection counts in panel {p}"))?;
+                Ok(unfairness(routers))
             }
             _ => super::flows::value(&self.flows, c, p, curve),
         }
@@ -912,6 +1058,88 @@ fn misroute_dip(after: &[Point]) -> f64 {
     let level = late.iter().map(|x| x.2).sum::<f64>() / late.len() as f64;
     let low = early.iter().map(|x| x.2).fold(f64::INFINITY, f64::min);
     (level - low).max(0.0)
+}
+
+/// A window's latency this far (relative) from the settled level has not settled.
+const SETTLE_BAND: f64 = 0.1;
+
+/// Fewer complete windows after the change than this: no settle time.
+const SETTLE_MIN_WINDOWS: usize = 4;
+
+/// Cycles from the change (`at`) to the end of the last window after it whose latency lies
+/// more than `SETTLE_BAND` from the mean of the second half of the windows after the change
+/// (0 when none does). A window's cycle is its start; windows are (cycle, latency,
+/// misrouted share), in any order. A window missing between the change and the last window
+/// (fewer than 99% of its packets delivered: the transient figure leaves it out) has not
+/// settled either; one or two windows missing at the end (the run ended before their packets
+/// arrived) do not count, but more before `last` (the run's last window, when known) mean the
+/// latency never settled: infinite. Fewer than `SETTLE_MIN_WINDOWS` windows after the change:
+/// an error saying so.
+fn settle_time(after: &[Point], at: f64, last: Option<f64>) -> std::result::Result<f64, String> {
+    let mut w = after.to_vec();
+    w.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if w.len() < SETTLE_MIN_WINDOWS {
+        return Err(format!(
+            "only {} windows after the change have their packets delivered (saturated)",
+            w.len()
+        ));
+    }
+    let late = &w[w.len() / 2..];
+    let level = late.iter().map(|x| x.1).sum::<f64>() / late.len() as f64;
+    let width = w
+        .windows(2)
+        .map(|p| p[1].0 - p[0].0)
+        .filter(|d| *d > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let mut settled = 0.0f64;
+    let mut prev = at - width; // the window before the first one after the change
+    for x in &w {
+        if x.0 - prev > 1.5 * width {
+            settled = settled.max(x.0 - at); // windows missing before this one
+        }
+        if (x.1 - level).abs() > SETTLE_BAND * level {
+            settled = settled.max(x.0 + width - at);
+        }
+        prev = x.0;
+    }
+    if last.is_some_and(|l| l - prev > 2.5 * width) {
+        return Ok(f64::INFINITY);
+    }
+    Ok(settled)
+}
+
+/// The misrouted share of the first window after the change.
+fn misrouted_first(after: &[Point]) -> f64 {
+    after
+        .iter()
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(f64::NAN, |x| x.2)
+}
+
+/// The mean misrouted share of the last quarter (at least one) of the windows after the
+/// change.
+fn misrouted_last(after: &[Point]) -> f64 {
+    let mut w = after.to_vec();
+    w.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let last = &w[w.len() - (w.len() / 4).max(1)..];
+    last.iter().map(|x| x.2).sum::<f64>() / last.len() as f64
+}
+
+/// The most packets injected by a router of the first group listed over the fewest;
+/// `routers` are (group, injected) in file order. Infinite when a router injected none.
+fn unfairness(routers: &[(u64, f64)]) -> f64 {
+    let first = routers[0].0;
+    let (lo, hi) = routers
+        .iter()
+        .filter(|r| r.0 == first)
+        .fold((f64::INFINITY, 0.0f64), |(l, h), r| {
+            (l.min(r.1), h.max(r.1))
+        });
+    if lo > 0.0 {
+        hi / lo
+    } else {
+        f64::INFINITY
+    }
 }
 
 /// The lowest offered load whose latency is above `KNEE_FACTOR` times `base`; infinite if
@@ -1211,6 +1439,63 @@ mod transient_tests {
             0.0,
             "a share above its level is no dip"
         );
+    }
+}
+
+#[cfg(test)]
+mod qcn_metric_tests {
+    use super::*;
+
+    #[test]
+    fn settle_time_ends_with_the_last_window_off_the_settled_level() {
+        // Change at 1000, windows of 100 cycles: 300, 200, 150, then 100 (the settled
+        // level: the second half, 100 and 100, averages 100). The window at 1100 (150) is
+        // the last one off it by more than 10%: settled at its end, 200 cycles after the
+        // change.
+        let after = [
+            (1300.0, 100.0, 0.0),
+            (1000.0, 300.0, 0.0),
+            (1100.0, 150.0, 0.0),
+            (1200.0, 100.0, 0.0),
+        ];
+        assert_eq!(settle_time(&after, 1000.0, None), Ok(200.0));
+        // The run went on to 2000: windows 1400-2000 missing, never settled; one or two
+        // missing windows at the end are the run's end.
+        assert_eq!(settle_time(&after, 1000.0, Some(2000.0)), Ok(f64::INFINITY));
+        assert_eq!(settle_time(&after, 1000.0, Some(1500.0)), Ok(200.0));
+        let flat = [
+            (1000.0, 100.0, 0.0),
+            (1100.0, 105.0, 0.0),
+            (1200.0, 100.0, 0.0),
+            (1300.0, 100.0, 0.0),
+        ];
+        assert_eq!(settle_time(&flat, 1000.0, None), Ok(0.0));
+        // Windows 1000-1200 missing (not delivered): settled only from 1300 on.
+        let gap = [
+            (1300.0, 100.0, 0.0),
+            (1400.0, 100.0, 0.0),
+            (1500.0, 100.0, 0.0),
+            (1600.0, 100.0, 0.0),
+        ];
+        assert_eq!(settle_time(&gap, 1000.0, None), Ok(300.0));
+        // Two windows after the change: saturated, no settle time.
+        assert!(settle_time(&flat[..2], 1000.0, None).is_err());
+        // The misrouted share: first window and last quarter.
+        let mis = [
+            (1100.0, 0.0, 0.5),
+            (1000.0, 0.0, 0.9),
+            (1200.0, 0.0, 0.2),
+            (1300.0, 0.0, 0.1),
+        ];
+        assert_eq!(misrouted_first(&mis), 0.9);
+        assert!((misrouted_last(&mis) - 0.1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn unfairness_is_the_first_groups_most_over_fewest() {
+        let r = [(0, 100.0), (0, 50.0), (0, 80.0), (5, 1.0)];
+        assert!((unfairness(&r) - 2.0).abs() < 1e-12);
+        assert!(unfairness(&[(0, 3.0), (0, 0.0)]).is_infinite());
     }
 }
 

@@ -95,10 +95,16 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     .iter()
                     .fold((f64::INFINITY, 0.0f64), |(l, h), &v| (l.min(v), h.max(v)));
                 let total: f64 = values.iter().sum();
+                // The unfairness quotient: the most a router injected over the fewest.
+                let quotient = if lo > 0.0 {
+                    format!("{:.3}", hi / lo)
+                } else {
+                    crate::show::MISSING.to_string()
+                };
                 writeln!(
                     report,
-                    "{:<24} {:<12} total {:>10.0}  min {:>8.0}  max {:>8.0}",
-                    curve.label, gname, total, lo, hi
+                    "{:<24} {:<12} total {:>10.0}  min {:>8.0}  max {:>8.0}  max/min {:>7}",
+                    curve.label, gname, total, lo, hi, quotient
                 )?;
                 series.push(BarSeries {
                     label: gname.clone(),

@@ -73,6 +73,9 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             "escape_occupancy",
             "seeds",
         ])?;
+        // QCN-Switch's probabilities over time, when the runs trace them (probability.csv).
+        let mut pw: Option<crate::output::CsvFile> = None;
+        let mut prob_curves = Vec::new();
         let mut thr_curves = Vec::new();
         let mut fly_curves = Vec::new();
         let mut escape_curves = Vec::new();
@@ -95,6 +98,36 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             let warm = job.cfg.simulation.warmup_cycles;
             let len = job.cfg.router.packet_length;
             let thr = throughput_series(&cell.runs);
+            let probs = probability_series(&cell.runs, &job.cfg.topology);
+            if !probs.is_empty() {
+                if pw.is_none() {
+                    let mut f = crate::output::csv_file(dir.join("probability.csv"));
+                    f.write_record(["curve", "cycle", "mid_to_sout", "sout_global", "seeds"])?;
+                    pw = Some(f);
+                }
+                let f = pw.as_mut().expect("opened above");
+                for q in &probs {
+                    f.write_record([
+                        curve.label.clone(),
+                        q.cycle.to_string(),
+                        format!("{:.6}", q.mid_to_sout),
+                        format!("{:.6}", q.sout_global),
+                        q.seeds.to_string(),
+                    ])?;
+                }
+                let origin = change.unwrap_or(0) as f64;
+                prob_curves.push(Curve {
+                    label: curve.label.clone(),
+                    points: probs
+                        .iter()
+                        .map(|q| Point {
+                            x: q.cycle as f64 - origin,
+                            y: q.mid_to_sout,
+                            ci: None,
+                        })
+                        .collect(),
+                });
+            }
             for p in &thr {
                 let o = p.occupancy.to_array();
                 tw.write_record([
@@ -251,6 +284,9 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         }
         w.finish()?;
         tw.finish()?;
+        if let Some(f) = pw {
+            f.finish()?;
+        }
         writeln!(
             report,
             "\n## {ptitle}: accepted load per window, phits/(node·cycle){}",
@@ -328,6 +364,14 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             )?;
         }
         plot("latency", true, "mean packet latency (cycles)", &curves)?;
+        if !prob_curves.is_empty() {
+            plot(
+                "probability",
+                false,
+                "minimal probability (%), middle switch of group 0 towards S_out",
+                &prob_curves,
+            )?;
+        }
     }
     Ok(())
 }
@@ -386,10 +430,92 @@ fn throughput_series(runs: &[arcsim::stats::RunResult]) -> Vec<ThroughputPoint> 
         .collect()
 }
 
+/// QCN-Switch's minimal-routing probabilities at the end of one window, averaged over the
+/// seeds that have it: the port from the middle switch of group 0 (router ⌊(a − 1)/2⌋)
+/// towards the group's last switch (S_out under ADV+1; the QCN-Switch paper's Figs. 12b and
+/// 14b), and S_out's last global port (its link to group 1).
+struct ProbabilityPoint {
+    cycle: u64,
+    mid_to_sout: f64,
+    sout_global: f64,
+    seeds: usize,
+}
+
+/// The ports `ProbabilityPoint` follows, as (switch, port): node ports first, then the
+/// local ports in the order of the peer routers (skipping the switch itself), then the
+/// global ports.
+fn sout_ports(t: &arcsim::config::TopologyConfig) -> [(u32, u32); 2] {
+    let (p, a, h) = (t.p as u32, t.a as u32, t.h as u32);
+    let mid = (a - 1) / 2;
+    [(mid, p + a - 2), (a - 1, p + (a - 1) + (h - 1))]
+}
+
+/// The probabilities of `sout_ports` per window from the runs' QCN traces (empty without
+/// QCN, or on a topology other than the dragonfly).
+fn probability_series(
+    runs: &[arcsim::stats::RunResult],
+    t: &arcsim::config::TopologyConfig,
+) -> Vec<ProbabilityPoint> {
+    if t.kind != arcsim::config::TopologyKind::Dragonfly || t.a < 2 {
+        return Vec::new();
+    }
+    let want = sout_ports(t);
+    let traces: Vec<(&arcsim::stats::summary::ProbabilitySeries, [usize; 2])> = runs
+        .iter()
+        .filter_map(|r| r.qcn.as_ref()?.probabilities.as_ref())
+        .filter_map(|s| {
+            let idx = |w: (u32, u32)| s.ports.iter().position(|&x| x == w);
+            Some((s, [idx(want[0])?, idx(want[1])?]))
+        })
+        .collect();
+    let n = traces
+        .iter()
+        .map(|(s, _)| s.points.len())
+        .max()
+        .unwrap_or(0);
+    (0..n)
+        .filter_map(|k| {
+            let pts: Vec<_> = traces
+                .iter()
+                .filter_map(|(s, i)| s.points.get(k).map(|p| (p, i)))
+                .collect();
+            let m = pts.len() as f64;
+            (!pts.is_empty()).then(|| ProbabilityPoint {
+                cycle: pts[0].0.cycle,
+                mid_to_sout: pts.iter().map(|(p, i)| p.values[i[0]]).sum::<f64>() / m,
+                sout_global: pts.iter().map(|(p, i)| p.values[i[1]]).sum::<f64>() / m,
+                seeds: pts.len(),
+            })
+        })
+        .collect()
+}
+
 fn fmt_or_dash(v: f64) -> String {
     if v.is_finite() {
         format!("{v:.4}")
     } else {
         "-".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_port_towards_s_out_at_the_middle_switch() {
+        // The QCN-Switch paper's network (p = 6, a = 12, h = 6): router 5's local port
+        // towards router 11 is 6 + 10 = 16; S_out (router 11)'s last global port is
+        // 6 + 11 + 5 = 22. The FOGSim cross-check's (p = 3, a = 6, h = 3): router 2, port 7;
+        // router 5, port 10 (the spec's A.1).
+        let mut t = arcsim::config::TopologyConfig {
+            p: 6,
+            a: 12,
+            h: 6,
+            ..Default::default()
+        };
+        assert_eq!(sout_ports(&t), [(5, 16), (11, 22)]);
+        (t.p, t.a, t.h) = (3, 6, 3);
+        assert_eq!(sout_ports(&t), [(2, 7), (5, 10)]);
     }
 }

@@ -338,6 +338,50 @@ mod tests {
         assert!((frac - (0.25 + 0.75 * 9.0 / 71.0)).abs() < 0.015, "{frac}");
     }
 
+    /// The QCN-Switch paper's hot-region (Benito et al. 2018, §4.3) on its h = 4 network
+    /// (1,056 nodes, 264 switches of 4 nodes): the region, the first 12.5% of the nodes, is
+    /// the first 33 switches whole, as FOGSim draws it (a hot switch, then a node of it); a
+    /// hot node receives 0.25 / 132 + 0.75 / 1,055 of the traffic, about 2.75 times the
+    /// average, so hot ejection links saturate at an offered load of about 1 / 2.75 = 0.364.
+    /// The random permutation sends every node to one other node, one source each.
+    #[test]
+    fn qcn_hot_region_and_random_permutation() {
+        let shape = Shape { p: 4, a: 8, g: 33 };
+        let n = shape.nodes();
+        let mut rng = Rng::new(17);
+        let cfg = TrafficConfig::default();
+        let mut hr = Pattern::new(shape, PatternKind::HotRegion, 0, &[], &cfg, &mut rng);
+        let mut got = vec![0u64; n];
+        let rounds = 400;
+        for _ in 0..rounds {
+            for src in 0..n {
+                let d = hr.destination(src, &mut rng);
+                assert_ne!(d, src);
+                got[d] += 1;
+            }
+        }
+        let region = n / 8;
+        assert_eq!(region, 33 * 4, "the region is whole switches at h = 4");
+        let mean = (rounds * n) as f64 / n as f64;
+        let hot = got[..region].iter().sum::<u64>() as f64 / region as f64 / mean;
+        let cold = got[region..].iter().sum::<u64>() as f64 / (n - region) as f64 / mean;
+        assert!((hot - 2.75).abs() < 0.05, "hot node: {hot} x the average");
+        assert!(
+            (cold - 0.75).abs() < 0.02,
+            "other node: {cold} x the average"
+        );
+        let mut perm = Pattern::new(shape, PatternKind::Permutation, 0, &[], &cfg, &mut rng);
+        let mut seen = vec![false; n];
+        for src in 0..n {
+            let d = perm.destination(src, &mut rng);
+            assert_ne!(d, src, "no node sends to itself");
+            assert!(!seen[d], "node {d} has two sources");
+            seen[d] = true;
+            // Fixed for the whole run.
+            assert_eq!(perm.destination(src, &mut rng), d);
+        }
+    }
+
     #[test]
     fn bit_permutations_of_16_nodes() {
         use super::bit_permutation as b;
