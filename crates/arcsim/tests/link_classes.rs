@@ -139,9 +139,8 @@ buffer = 16
     assert_eq!(seen.get("down"), Some(&16));
 }
 
-#[test]
-fn class_keys_take_physical_units() {
-    let text = "
+/// A 2-ary 2-tree in physical units: 100 Gbps links, 1 ns cycles, 100-byte packets.
+const UNITS_TREE: &str = "
 [units]
 link_rate = \"100 Gbps\"
 cycle = \"1 ns\"
@@ -154,11 +153,17 @@ n = 2
 kind = \"cioq\"
 [router]
 packet_length = \"100 B\"
-[link_classes.up]
+";
+
+#[test]
+fn class_keys_take_physical_units() {
+    let text = format!(
+        "{UNITS_TREE}[link_classes.up]
 buffer = \"1 KB\"
 latency = \"20 ns\"
-";
-    let c = cfg(text);
+"
+    );
+    let c = cfg(&text);
     let up = &c.link_classes["up"];
     assert_eq!((up.buffer, up.latency), (Some(80), Some(20)));
 }
@@ -392,23 +397,12 @@ fn a_slower_class_caps_what_crosses_it() {
 
 #[test]
 fn class_rates_take_units_and_must_divide_the_base_rate() {
-    let text = "
-[units]
-link_rate = \"100 Gbps\"
-cycle = \"1 ns\"
-[topology]
-kind = \"tree\"
-[topology.tree]
-k = 2
-n = 2
-[switch]
-kind = \"cioq\"
-[router]
-packet_length = \"100 B\"
-[link_classes.node]
+    let text = format!(
+        "{UNITS_TREE}[link_classes.node]
 rate = \"25 Gbps\"
-";
-    assert_eq!(cfg(text).link_classes["node"].phit_cycles(), 4);
+"
+    );
+    assert_eq!(cfg(&text).link_classes["node"].phit_cycles(), 4);
     let e = error(&text.replace("25 Gbps", "30 Gbps"));
     assert!(e.contains("link_classes.node.rate"), "{e}");
     let e = error(&text.replace("[link_classes.node]", "[link_classes.up]"));

@@ -16,7 +16,7 @@
 //! interval.
 
 use super::claims::{Claim, Metric};
-use super::spec::Plan;
+use super::spec::{Job, Plan};
 use super::Finished;
 use crate::plot::{line_plot, Curve, PlotSpec, Point};
 use anyhow::{bail, Result};
@@ -448,10 +448,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 )?;
                 continue;
             }
-            let job = jobs
-                .iter()
-                .find(|j| j.panel == pi && j.curve == ci)
-                .expect("a cell has a job");
+            let job = Job::of(jobs, pi, ci);
             let window = job.cfg.simulation.series_window;
             let runs = &cell.runs;
             let first = &runs[0];

@@ -1,5 +1,6 @@
 //! Injection figures: packets injected per router in chosen groups.
 
+use super::spec::Job;
 use super::{slug, Finished};
 use crate::plot::{grouped_bar_plot, BarSeries, PlotSpec};
 use anyhow::{bail, Result};
@@ -41,10 +42,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 )?;
                 continue;
             }
-            let job = jobs
-                .iter()
-                .find(|j| j.panel == pi && j.curve == ci)
-                .expect("a cell has a job");
+            let job = Job::of(jobs, pi, ci);
             let a = job.cfg.topology.a;
             let routers = cell.runs[0].injected_per_router.len();
             let mut groups = Vec::new();

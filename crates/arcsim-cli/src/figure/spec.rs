@@ -386,6 +386,16 @@ pub(super) struct Job {
     pub cfg: Config,
 }
 
+impl Job {
+    /// The job of curve `curve` in panel `panel` (its first load: kinds other than sweeps
+    /// have one job per cell).
+    pub(super) fn of(jobs: &[Job], panel: usize, curve: usize) -> &Job {
+        jobs.iter()
+            .find(|j| j.panel == panel && j.curve == curve)
+            .expect("a cell has a job")
+    }
+}
+
 /// Every simulation, in a fixed order, each configuration validated before anything runs.
 pub(super) fn jobs(plan: &Plan, scale: Option<&str>, cli_sets: &[String]) -> Result<Vec<Job>> {
     let spec = &plan.spec;

@@ -2,6 +2,7 @@
 //! accepted load per window (how throughput evolves: after a change, or as a network
 //! collapses at a constant load).
 
+use super::spec::Job;
 use super::Finished;
 use crate::plot::{line_plot_with, Curve, LineExtras, PlotSpec, Point};
 use anyhow::Result;
@@ -91,10 +92,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 )?;
                 continue;
             }
-            let job = jobs
-                .iter()
-                .find(|j| j.panel == pi && j.curve == ci)
-                .expect("a cell has a job");
+            let job = Job::of(jobs, pi, ci);
             let warm = job.cfg.simulation.warmup_cycles;
             let len = job.cfg.router.packet_length;
             let thr = throughput_series(&cell.runs);

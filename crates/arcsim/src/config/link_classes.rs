@@ -112,10 +112,9 @@ pub fn validate(classes: &LinkClasses, packet_length: u32) -> Result<(), ConfigE
         }
     }
     // `up` and `down` name the two directions of the same links.
-    let rate = |n: &str| classes.get(n).and_then(|c| c.rate);
-    if rate("up").map(|r| 1.0 / r).map(f64::round) != rate("down").map(|r| 1.0 / r).map(f64::round)
-    {
-        let (set, other) = if rate("up").is_some() {
+    let cycles = |n: &str| classes.get(n).and_then(|c| c.rate.map(|_| c.phit_cycles()));
+    if cycles("up") != cycles("down") {
+        let (set, other) = if cycles("up").is_some() {
             ("up", "down")
         } else {
             ("down", "up")
