@@ -17,5 +17,5 @@ point() { # routing pattern-name pattern load warmup measure
 }
 for r in min val pb qcnout qcnfb; do
   for load in 0.1 0.3 0.5; do point $r adv adv-global $load 20000 10000; done
-  for load in 0.4 1.0; do point $r un uniform $load 10000 5000; done
+  for load in 0.2 0.4 0.7 1.0; do point $r un uniform $load 10000 5000; done
 done

@@ -11,7 +11,7 @@ import sys
 
 ROUTINGS = [("min", "MIN"), ("val", "VAL"), ("pb", "PB"),
             ("qcnout", "QCN-Switch output"), ("qcnfb", "QCN-SWout + Fb. comparison")]
-POINTS = [("un", 0.4), ("un", 1.0), ("adv", 0.1), ("adv", 0.3), ("adv", 0.5)]
+POINTS = [("un", 0.2), ("un", 0.4), ("un", 0.7), ("un", 1.0), ("adv", 0.1), ("adv", 0.3), ("adv", 0.5)]
 
 
 def fogsim(path):

@@ -29,5 +29,5 @@ one() { # routing pattern-name FOGSim-pattern load-percent [window keys]
 UNW="WarmupCycles=10000 MaxCycles=5000"
 for r in min val pb qcnout qcnfb; do
   for load in 10 30 50; do one $r adv ADV_RANDOM_NODE $load; done
-  for load in 40 100; do one $r un UN $load "$UNW"; done
+  for load in 20 40 70 100; do one $r un UN $load "$UNW"; done
 done
