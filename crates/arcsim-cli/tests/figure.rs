@@ -506,6 +506,96 @@ above = [\"MIN\"]
 }
 
 #[test]
+fn a_scale_may_run_some_curves_only_and_their_claims_are_not_checked() {
+    let dir = temp_dir("scale-curves");
+    write(&dir, "base.toml", BASE);
+    let spec = format!(
+        "{SWEEP}
+[scale.min-only]
+set = [\"simulation.repetitions=1\"]
+curves = [\"MIN\"]
+
+[scale.none]
+curves = []
+
+[scale.typo]
+curves = [\"MIN\", \"UGAL\"]
+
+[[claim]]
+paper = \"UN: MIN saturates late\"
+panel = \"un\"
+curve = \"MIN\"
+metric = \"peak\"
+at_least = 0.01
+
+[[claim]]
+paper = \"ADV: MIN below VAL\"
+panel = \"adv\"
+curve = \"MIN\"
+metric = \"peak\"
+below = [\"VAL\"]
+
+[[claim]]
+paper = \"ADV: VAL reaches 0.1\"
+panel = \"adv\"
+curve = \"VAL\"
+metric = \"peak\"
+at_least = 0.1
+"
+    );
+    write(&dir, "fig.toml", &spec);
+    let run = arcsim(
+        &dir,
+        &["figure", "fig.toml", "--scale", "min-only", "--out", "o"],
+    );
+    assert_success(&run, "--scale min-only");
+    // 2 panels x 1 curve x 2 loads x 1 seed.
+    assert!(
+        text(&run.stderr).contains("| 4 simulations"),
+        "{}",
+        text(&run.stderr)
+    );
+    let table = rows(&dir.join("o/adv/sweep.csv"));
+    assert!(!table.is_empty());
+    assert!(
+        table.iter().all(|r| &r[0] == "MIN"),
+        "only MIN is run: {table:?}"
+    );
+    let report = std::fs::read_to_string(dir.join("o/summary.txt")).unwrap();
+    assert!(
+        report.contains("curves run at this scale: MIN; left out: VAL"),
+        "{report}"
+    );
+    let claims = rows(&dir.join("o/claims.csv"));
+    assert_ne!(&claims[0][4], "not checked", "MIN's own claim is checked");
+    for c in &claims[1..] {
+        assert_eq!(&c[4], "not checked", "{c:?}");
+        assert!(c[6].contains("curve VAL not run at this scale"), "{c:?}");
+    }
+    let none = arcsim(
+        &dir,
+        &["figure", "fig.toml", "--scale", "none", "--dry-run"],
+    );
+    assert_clean_failure(
+        &none,
+        "no curves",
+        &["[scale.none] curves is empty", "MIN, VAL"],
+    );
+    let typo = arcsim(
+        &dir,
+        &["figure", "fig.toml", "--scale", "typo", "--dry-run"],
+    );
+    assert_clean_failure(
+        &typo,
+        "unknown curve",
+        &[
+            "[scale.typo] curves: 'UGAL' is not a curve label",
+            "the curves are: MIN, VAL",
+        ],
+    );
+}
+
+#[test]
 fn burst_figure_normalises_to_the_baseline_and_records_runs_that_do_not_finish() {
     let dir = temp_dir("burst");
     write(&dir, "base.toml", BASE);
@@ -1437,10 +1527,15 @@ fn qcn_figures_are_valid_and_measure_probabilities_and_fairness() {
     for s in &specs {
         let spec = qcn.join(s);
         let body = std::fs::read_to_string(&spec).unwrap();
-        let mut scales = vec![None, Some("quick")];
-        if body.contains("[scale.h4]") {
-            scales.push(Some("h4"));
-        }
+        // Every scale the spec defines (quick, h4, quick-pfc, ...).
+        let mut scales = vec![None];
+        scales.extend(body.lines().filter_map(|l| {
+            l.trim()
+                .strip_prefix("[scale.")
+                .and_then(|r| r.strip_suffix(']'))
+                .map(Some)
+        }));
+        assert!(scales.contains(&Some("quick")), "{s} has a quick scale");
         for scale in scales {
             let mut args = vec!["figure", spec.to_str().unwrap(), "--dry-run"];
             if let Some(x) = scale {

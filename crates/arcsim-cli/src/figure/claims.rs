@@ -1304,9 +1304,20 @@ pub(super) fn check(plan: &Plan, t: &Tables, c: &Claim, info: &PanelInfo) -> Out
     }
 }
 
-/// Why a claim cannot be checked on a figure run with `--panel`: it reads a panel left out,
-/// or averages over every panel.
+/// Why a claim cannot be checked on a figure run with `--panel` or at a scale that runs
+/// some curves only: it reads a curve or a panel left out, or averages over every panel.
 fn left_out(plan: &Plan, c: &Claim) -> Option<String> {
+    // A curve the scale does not run (`[scale.NAME] curves`).
+    let named = std::iter::once(&c.curve)
+        .chain(&c.near_curve)
+        .chain(&c.above)
+        .chain(&c.below)
+        .chain(&c.versus);
+    for n in named {
+        if plan.omitted_curves.contains(n) {
+            return Some(format!("curve {n} not run at this scale ([scale] curves)"));
+        }
+    }
     if plan.omitted.is_empty() {
         return None;
     }

@@ -203,6 +203,15 @@ pub fn figure_command(args: &FigureArgs) -> Result<()> {
             plan.omitted.join(", ")
         )?;
     }
+    if !plan.omitted_curves.is_empty() {
+        let run: Vec<&str> = spec.curve.iter().map(|c| c.label.as_str()).collect();
+        writeln!(
+            report,
+            "curves run at this scale: {}; left out: {}",
+            run.join(", "),
+            plan.omitted_curves.join(", ")
+        )?;
+    }
     if !args.set.is_empty() {
         // They override the spec and the scale (whose description above does not know them).
         let sets: Vec<String> = args.set.iter().map(|s| format!("--set {s}")).collect();

@@ -76,6 +76,11 @@ pub struct Scale {
     /// Per-panel overrides at this scale (e.g. ADVG+h's offset on a smaller network).
     #[serde(default)]
     pub panel: BTreeMap<String, ScalePanel>,
+    /// The curves run at this scale, by label (default: every curve), for a variant that
+    /// some curves cannot take (e.g. priority flow control, which PB refuses); claims that
+    /// read a curve left out are not checked.
+    #[serde(default)]
+    pub curves: Option<Vec<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -125,6 +130,8 @@ pub(super) struct Plan {
     pub single: bool,
     /// Panels of the spec left out with `--panel` (their claims are not checked).
     pub omitted: Vec<String>,
+    /// Curves of the spec left out by the scale's `curves` (their claims are not checked).
+    pub omitted_curves: Vec<String>,
 }
 
 impl Plan {
@@ -158,6 +165,39 @@ impl Plan {
         keep_flagged(&mut self.panels, &keep);
         keep_flagged(&mut self.spec.panel, &keep);
         keep_flagged(&mut self.loads, &keep);
+        Ok(())
+    }
+
+    /// `[scale.NAME] curves = [...]`: keep only the named curves, in the spec's order. The
+    /// claims were validated on the whole spec; those reading a curve left out are not
+    /// checked.
+    pub fn keep_curves(&mut self, names: &[String], scale: &str) -> Result<()> {
+        let all: Vec<&str> = self.spec.curve.iter().map(|c| c.label.as_str()).collect();
+        if names.is_empty() {
+            bail!(
+                "[scale.{scale}] curves is empty: name at least one of the curves ({}), or leave the key out to run them all",
+                all.join(", ")
+            );
+        }
+        for n in names {
+            if !all.contains(&n.as_str()) {
+                bail!(
+                    "[scale.{scale}] curves: '{n}' is not a curve label; the curves are: {}",
+                    all.join(", ")
+                );
+            }
+        }
+        if let Some(b) = &self.spec.baseline {
+            if !names.contains(b) {
+                bail!("[scale.{scale}] curves leaves out '{b}', the figure's baseline: keep it");
+            }
+        }
+        self.omitted_curves = all
+            .iter()
+            .filter(|l| !names.iter().any(|n| n == *l))
+            .map(|l| l.to_string())
+            .collect();
+        self.spec.curve.retain(|c| names.contains(&c.label));
         Ok(())
     }
 
@@ -357,6 +397,7 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
             (p.name.clone(), title)
         })
         .collect();
+    let keep_curves = chosen.and_then(|s| s.curves.clone());
     let scale_note = chosen.map(|s| {
         format!(
             "scale {}: {}",
@@ -372,8 +413,14 @@ pub(super) fn plan(path: &Path, scale: Option<&str>) -> Result<Plan> {
         panels,
         single,
         omitted: Vec::new(),
+        omitted_curves: Vec::new(),
     };
     super::claims::validate(&plan, path)?;
+    let mut plan = plan;
+    if let Some(keep) = keep_curves {
+        plan.keep_curves(&keep, scale.unwrap_or_default())
+            .with_context(|| path.display().to_string())?;
+    }
     Ok(plan)
 }
 
@@ -511,6 +558,7 @@ mod tests {
             panels: Vec::new(),
             single,
             omitted: Vec::new(),
+            omitted_curves: Vec::new(),
         }
     }
 
