@@ -80,6 +80,8 @@ pub struct Claim {
     #[serde(default)]
     pub flows: Vec<usize>,
     /// Flow figures: the interval, in cycles, whose whole series windows are averaged.
+    /// Transients (`latency-after`): the windows that start in [`from`, `to`) cycles after
+    /// the traffic change.
     #[serde(default)]
     pub from: Option<u64>,
     #[serde(default)]
@@ -140,6 +142,11 @@ pub enum Metric {
     /// mean of the second half of the windows after the change (0: the first window is
     /// already within 10%). The QCN-Switch paper's "response time".
     SettleTime,
+    /// Transients: the mean latency (cycles) of the windows after the change, or of those
+    /// that start in [`from`, `to`) cycles after it: a curve's latency under the new traffic,
+    /// compared with another curve's by `below`/`above` (the QCN-Switch paper's "the latency
+    /// of our proposal under adversarial is lower than Piggyback").
+    LatencyAfter,
     /// Transients: the mean misrouted share of the windows before the change.
     MisroutedBefore,
     /// Transients: the misrouted share of the first window after the change.
@@ -205,6 +212,7 @@ impl Metric {
             | Metric::MisrouteDip
             | Metric::ThroughputFall
             | Metric::SettleTime
+            | Metric::LatencyAfter
             | Metric::MisroutedBefore
             | Metric::MisroutedFirst
             | Metric::MisroutedLast
@@ -239,6 +247,7 @@ impl Metric {
             Metric::MisrouteDip => "misroute-dip",
             Metric::ThroughputFall => "throughput-fall",
             Metric::SettleTime => "settle-time",
+            Metric::LatencyAfter => "latency-after",
             Metric::MisroutedBefore => "misrouted-before",
             Metric::MisroutedFirst => "misrouted-first",
             Metric::MisroutedLast => "misrouted-last",
@@ -290,6 +299,17 @@ impl Metric {
             Metric::MisrouteDip => "dip of the misrouted share after the change".into(),
             Metric::ThroughputFall => "fall of the accepted load from its best window".into(),
             Metric::SettleTime => "cycles until the latency settles after the change".into(),
+            Metric::LatencyAfter => match (c.from, c.to) {
+                (None, None) => "mean latency of the windows after the change".into(),
+                (a, None) => format!(
+                    "mean latency of the windows from {} cycles after the change",
+                    a.unwrap_or(0)
+                ),
+                (a, Some(b)) => format!(
+                    "mean latency of the windows {}-{b} cycles after the change",
+                    a.unwrap_or(0)
+                ),
+            },
             Metric::MisroutedBefore => "misrouted share before the change".into(),
             Metric::MisroutedFirst => "misrouted share in the first window after the change".into(),
             Metric::MisroutedLast => {
@@ -466,7 +486,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         };
         if c.metric.kind() != spec.kind {
             bail!(
-                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall, misrouted; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall, settle-time, misrouted-before, misrouted-first, misrouted-last, probability-after; injection: group-ratio, unfairness; flows: flow-share, jain, variance, port-share, root-time, branch-time; collectives: completion, reduction, max-difference)",
+                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall, misrouted; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall, settle-time, latency-after, misrouted-before, misrouted-first, misrouted-last, probability-after; injection: group-ratio, unfairness; flows: flow-share, jain, variance, port-share, root-time, branch-time; collectives: completion, reduction, max-difference)",
                 what(),
                 c.metric.name(),
                 kind_name(c.metric.kind()),
@@ -833,6 +853,7 @@ impl Tables {
                     Metric::ChangeRise,
                     Metric::MisrouteDip,
                     Metric::SettleTime,
+                    Metric::LatencyAfter,
                     Metric::MisroutedBefore,
                     Metric::MisroutedFirst,
                     Metric::MisroutedLast,
@@ -939,6 +960,7 @@ impl Tables {
             Metric::ChangeRise
             | Metric::MisrouteDip
             | Metric::SettleTime
+            | Metric::LatencyAfter
             | Metric::MisroutedBefore
             | Metric::MisroutedFirst
             | Metric::MisroutedLast => {
@@ -965,6 +987,13 @@ impl Tables {
                             .get(&key(p))
                             .and_then(|v| v.iter().map(|x| x.0).reduce(f64::max));
                         settle_time(&after, at as f64, last)?
+                    }
+                    Metric::LatencyAfter => {
+                        latency_after(&after, at as f64, c.from, c.to).ok_or_else(|| {
+                            format!(
+                                "{curve} has no window (with its packets delivered) in the interval in panel {p}"
+                            )
+                        })?
                     }
                     Metric::MisroutedBefore => {
                         before.iter().map(|x| x.2).sum::<f64>() / before.len() as f64
@@ -1106,6 +1135,20 @@ fn settle_time(after: &[Point], at: f64, last: Option<f64>) -> std::result::Resu
         return Ok(f64::INFINITY);
     }
     Ok(settled)
+}
+
+/// The mean latency of the windows after the change (`at`) that start in [`from`, `to`)
+/// cycles after it (both optional); windows are (cycle, latency, misrouted share). None when
+/// no window lies there.
+fn latency_after(after: &[Point], at: f64, from: Option<u64>, to: Option<u64>) -> Option<f64> {
+    let lo = at + from.unwrap_or(0) as f64;
+    let hi = to.map_or(f64::INFINITY, |t| at + t as f64);
+    let w: Vec<f64> = after
+        .iter()
+        .filter(|x| x.0 >= lo && x.0 < hi)
+        .map(|x| x.1)
+        .collect();
+    (!w.is_empty()).then(|| w.iter().sum::<f64>() / w.len() as f64)
 }
 
 /// The misrouted share of the first window after the change.
@@ -1445,6 +1488,26 @@ mod transient_tests {
 #[cfg(test)]
 mod qcn_metric_tests {
     use super::*;
+
+    #[test]
+    fn latency_after_averages_the_windows_in_the_interval_after_the_change() {
+        // (cycle, latency, misrouted share); the change at cycle 1,000, windows of 100.
+        let after = [
+            (1000.0, 400.0, 0.0),
+            (1100.0, 300.0, 0.0),
+            (1200.0, 200.0, 0.0),
+            (1300.0, 100.0, 0.0),
+        ];
+        assert_eq!(latency_after(&after, 1000.0, None, None), Some(250.0));
+        // From 100 cycles after the change: the last three.
+        assert_eq!(latency_after(&after, 1000.0, Some(100), None), Some(200.0));
+        // [100, 300): the windows starting at 1,100 and 1,200.
+        assert_eq!(
+            latency_after(&after, 1000.0, Some(100), Some(300)),
+            Some(250.0)
+        );
+        assert_eq!(latency_after(&after, 1000.0, Some(400), None), None);
+    }
 
     #[test]
     fn settle_time_ends_with_the_last_window_off_the_settled_level() {
