@@ -682,7 +682,7 @@ pub(super) struct Tables {
     injected: BTreeMap<(String, String), Vec<(u64, f64)>>,
     /// Injection figures with QCN: (panel, curve) -> (group, CNMs received through local
     /// ports, through global ports) per router, in file order.
-    cnms: BTreeMap<(String, String), Vec<(u64, f64, f64)>>,
+    cnms: BTreeMap<(String, String), Vec<CnmRow>>,
     /// Flow figures: their windows and ports.
     flows: super::flows::FlowTables,
     /// Collective figures: (panel, curve) -> (size, completion time) per size.
@@ -710,6 +710,9 @@ struct InjectedRow {
     group: u64,
     injected: f64,
 }
+
+/// One router of `cnms.csv`: (group, CNMs received through local ports, through global ports).
+type CnmRow = (u64, f64, f64);
 
 #[derive(Deserialize)]
 struct CnmsRow {
@@ -1317,9 +1320,9 @@ fn unfairness(routers: &[(u64, f64)]) -> f64 {
 /// The CNMs the last router of the first group listed received through global ports over
 /// all the CNMs that group's routers received; `routers` are (group, local, global) in file
 /// order (by router). None when the group received none.
-fn sout_global_cnms(routers: &[(u64, f64, f64)]) -> Option<f64> {
+fn sout_global_cnms(routers: &[CnmRow]) -> Option<f64> {
     let first = routers[0].0;
-    let group: Vec<&(u64, f64, f64)> = routers.iter().filter(|r| r.0 == first).collect();
+    let group: Vec<&CnmRow> = routers.iter().filter(|r| r.0 == first).collect();
     let total: f64 = group.iter().map(|r| r.1 + r.2).sum();
     let last = group.last()?;
     (total > 0.0).then(|| last.2 / total)
