@@ -1038,6 +1038,111 @@ fn assert_bad_claims(dir: &Path, spec: &str, bad: &[(&str, &str, &str)]) {
     }
 }
 
+/// `latency-after` compares two curves' mean latency over the windows after a traffic
+/// change (the QCN-Switch paper's claim 26: "the latency of our proposal under adversarial is
+/// lower than Piggyback"), over the whole run after it or over [from, to) cycles after it.
+/// Checked with --claims-only on a series table written here, so that the numbers are known.
+#[test]
+fn latency_after_compares_curves_after_the_change() {
+    let dir = temp_dir("latency-after");
+    write(&dir, "base.toml", BASE);
+    let spec = r#"
+title = "latency after a change"
+kind = "transient"
+config = "base.toml"
+set = ["traffic.pattern=uniform", "traffic.change={ at_cycle = 600, pattern = \"adv-global\", offset = 1 }",
+       "simulation.series_window=100", "simulation.measure_cycles=1000"]
+
+[[curve]]
+label = "QCN"
+
+[[curve]]
+label = "PB"
+
+[[claim]]
+paper = "QCN's latency after the change is below PB's"
+curve = "QCN"
+metric = "latency-after"
+below = ["PB"]
+
+[[claim]]
+paper = "PB's latency after the change is below QCN's (inverted: differs)"
+curve = "PB"
+metric = "latency-after"
+below = ["QCN"]
+
+[[claim]]
+paper = "QCN's latency from 200 cycles after the change on is below PB's"
+curve = "QCN"
+metric = "latency-after"
+from = 200
+below = ["PB"]
+
+[[claim]]
+paper = "QCN's latency in the first 200 cycles after the change"
+curve = "QCN"
+metric = "latency-after"
+to = 200
+at_most = 500
+
+[[claim]]
+paper = "no window there"
+curve = "QCN"
+metric = "latency-after"
+from = 5000
+at_most = 500
+"#;
+    write(&dir, "t.toml", spec);
+    // Windows of 100 cycles; the change at 600. Before it both curves have 100 cycles; after
+    // it QCN has 900, 300, 150, 150 (mean 375) and PB 400 throughout: QCN is above PB in
+    // the first window but below on average and from cycle 800 on (mean 150).
+    let mut csv = String::from("curve,cycle,latency_mean,accepted_load,misrouted_fraction,seeds\n");
+    for (curve, after) in [("QCN", [900, 300, 150, 150]), ("PB", [400; 4])] {
+        for c in [400, 500] {
+            csv += &format!("{curve},{c},100,0.1,0,1\n");
+        }
+        for (k, l) in after.iter().enumerate() {
+            csv += &format!("{curve},{},{l},0.1,0,1\n", 600 + 100 * k);
+        }
+    }
+    std::fs::create_dir_all(dir.join("t/all")).unwrap();
+    std::fs::write(dir.join("t/all/series.csv"), csv).unwrap();
+    let out = arcsim(&dir, &["figure", "t.toml", "--out", "t", "--claims-only"]);
+    assert_success(&out, "latency-after claims");
+    let claims = rows(&dir.join("t/claims.csv"));
+    let got: Vec<(&str, &str)> = claims.iter().map(|r| (&r[4], &r[5])).collect();
+    assert_eq!(
+        got,
+        [
+            ("holds", "375"),
+            ("differs", "400"),
+            ("holds", "150"),
+            ("differs", "600"),
+            ("not checked", ""),
+        ]
+    );
+    let report = text(&out.stdout);
+    assert!(
+        report.contains("mean latency of the windows 0-200 cycles after the change"),
+        "{report}"
+    );
+    assert!(report.contains("no window"), "{report}");
+    // from and to must make an interval; other transient metrics take none.
+    let bad = [
+        (
+            "from = 200\n",
+            "from = 300\nto = 200\n",
+            "to = 200 must be after from = 300",
+        ),
+        (
+            "metric = \"latency-after\"\nto = 200",
+            "metric = \"change-rise\"\nto = 200",
+            "from and to also to latency-after",
+        ),
+    ];
+    assert_bad_claims(&dir, spec, &bad);
+}
+
 /// A burst figure's `long-paths` claims read the panels' hop histograms: the share of
 /// packets with paths of N hops or more, as hops.csv has it. MIN's paths are at most 3
 /// router hops long, VAL's up to 5 under ADVG+1.

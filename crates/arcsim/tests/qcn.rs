@@ -358,3 +358,34 @@ fn qcn_switch_routing_takes_the_non_minimal_path_under_adversarial_traffic() {
     let e = error(&dragonfly("uniform", 0.2, "").replace("h = 2", "h = 3"));
     assert!(e.contains("qcn.routing"), "{e}");
 }
+
+/// The CNMs received in the measurement window, per switch and by the class of the port they
+/// arrive on. In the incast every CNM goes back to switch 0 (switch 1's own culprits are
+/// handled there, without a CNM), through its link to switch 1: counted as local, or as
+/// global when that link is declared a global one; no other switch receives any.
+#[test]
+fn cnms_received_are_counted_per_switch_and_port_class() {
+    for class in ["local", "global"] {
+        let text = LINE.replace(
+            "{ a = 0, b = 1, latency = 4 }",
+            &format!("{{ a = 0, b = 1, latency = 4, class = \"{class}\" }}"),
+        );
+        assert_ne!(text, LINE);
+        let c = cfg(&text);
+        let mut sim =
+            arcsim::kernel::build_with(&c, Qcn::new(c.qcn.as_ref().unwrap(), &c)).unwrap();
+        let q = sim.run().unwrap().qcn.expect("QCN statistics");
+        let (local, global) = (&q.cnms_received_local, &q.cnms_received_global);
+        assert_eq!((local.len(), global.len()), (3, 3), "{q:?}");
+        let total: u64 = local.iter().chain(global).sum();
+        // Those received before the measurement window are not counted.
+        assert!(total > 0 && total <= q.cnms_received, "{q:?}");
+        let (at_0, other) = if class == "global" {
+            (global, local)
+        } else {
+            (local, global)
+        };
+        assert_eq!(at_0[0], total, "{class}: {q:?}");
+        assert!(other.iter().all(|&x| x == 0), "{class}: {q:?}");
+    }
+}

@@ -80,6 +80,8 @@ pub struct Claim {
     #[serde(default)]
     pub flows: Vec<usize>,
     /// Flow figures: the interval, in cycles, whose whole series windows are averaged.
+    /// Transients (`latency-after`): the windows that start in [`from`, `to`) cycles after
+    /// the traffic change.
     #[serde(default)]
     pub from: Option<u64>,
     #[serde(default)]
@@ -140,6 +142,11 @@ pub enum Metric {
     /// mean of the second half of the windows after the change (0: the first window is
     /// already within 10%). The QCN-Switch paper's "response time".
     SettleTime,
+    /// Transients: the mean latency (cycles) of the windows after the change, or of those
+    /// that start in [`from`, `to`) cycles after it: a curve's latency under the new traffic,
+    /// compared with another curve's by `below`/`above` (the QCN-Switch paper's "the latency
+    /// of our proposal under adversarial is lower than Piggyback").
+    LatencyAfter,
     /// Transients: the mean misrouted share of the windows before the change.
     MisroutedBefore,
     /// Transients: the misrouted share of the first window after the change.
@@ -152,12 +159,27 @@ pub enum Metric {
     /// the group (S_out under ADV+1), over the windows after the change
     /// (`probability.csv`).
     ProbabilityAfter,
+    /// Transients with QCN-Switch on a dragonfly: at the change (the end of the last window
+    /// before it), the most ports of one switch of group 0 whose minimal probability (mean
+    /// over the seeds) is below 100% (`probability_ports.csv`): the QCN-Switch paper's "only
+    /// one rule on each switch ... needs updating" after ADV+1 to UN.
+    ReducedPorts,
+    /// Transients with QCN-Switch on a dragonfly: at the change, the ports of group 0 below
+    /// 100% that do not lead towards S_out's global link (its `towards_sout` column): 0 when
+    /// the rules reduced are those of the global link alone.
+    ReducedOffRoute,
     /// Injection figures: packets injected by the routers of the spec's last group over
     /// those of its first (Fig. 12: G_root over G0).
     GroupRatio,
     /// Injection figures: the unfairness quotient of the spec's first group, the most
     /// packets injected by one of its routers over the fewest.
     Unfairness,
+    /// Injection figures with QCN: the CNMs the last router of the spec's first group
+    /// (S_out under ADV+1) received through its global ports during the measurement, as a
+    /// share of all the CNMs the group's routers received (`cnms.csv`): the QCN-Switch
+    /// paper's "SW11 does not receive a significant amount of congestion notification
+    /// messages from the global link".
+    SoutGlobalCnms,
     /// Flow figures: the mean share of a link of the flows `flows` (summed) over the
     /// windows in [`from`, `to`).
     FlowShare,
@@ -205,11 +227,14 @@ impl Metric {
             | Metric::MisrouteDip
             | Metric::ThroughputFall
             | Metric::SettleTime
+            | Metric::LatencyAfter
             | Metric::MisroutedBefore
             | Metric::MisroutedFirst
             | Metric::MisroutedLast
-            | Metric::ProbabilityAfter => Kind::Transient,
-            Metric::GroupRatio | Metric::Unfairness => Kind::Injection,
+            | Metric::ProbabilityAfter
+            | Metric::ReducedPorts
+            | Metric::ReducedOffRoute => Kind::Transient,
+            Metric::GroupRatio | Metric::Unfairness | Metric::SoutGlobalCnms => Kind::Injection,
             Metric::FlowShare
             | Metric::Jain
             | Metric::Variance
@@ -239,12 +264,16 @@ impl Metric {
             Metric::MisrouteDip => "misroute-dip",
             Metric::ThroughputFall => "throughput-fall",
             Metric::SettleTime => "settle-time",
+            Metric::LatencyAfter => "latency-after",
             Metric::MisroutedBefore => "misrouted-before",
             Metric::MisroutedFirst => "misrouted-first",
             Metric::MisroutedLast => "misrouted-last",
             Metric::ProbabilityAfter => "probability-after",
+            Metric::ReducedPorts => "reduced-ports",
+            Metric::ReducedOffRoute => "reduced-off-route",
             Metric::GroupRatio => "group-ratio",
             Metric::Unfairness => "unfairness",
+            Metric::SoutGlobalCnms => "sout-global-cnms",
             Metric::FlowShare => "flow-share",
             Metric::Jain => "jain",
             Metric::Variance => "variance",
@@ -290,6 +319,17 @@ impl Metric {
             Metric::MisrouteDip => "dip of the misrouted share after the change".into(),
             Metric::ThroughputFall => "fall of the accepted load from its best window".into(),
             Metric::SettleTime => "cycles until the latency settles after the change".into(),
+            Metric::LatencyAfter => match (c.from, c.to) {
+                (None, None) => "mean latency of the windows after the change".into(),
+                (a, None) => format!(
+                    "mean latency of the windows from {} cycles after the change",
+                    a.unwrap_or(0)
+                ),
+                (a, Some(b)) => format!(
+                    "mean latency of the windows {}-{b} cycles after the change",
+                    a.unwrap_or(0)
+                ),
+            },
             Metric::MisroutedBefore => "misrouted share before the change".into(),
             Metric::MisroutedFirst => "misrouted share in the first window after the change".into(),
             Metric::MisroutedLast => {
@@ -298,9 +338,18 @@ impl Metric {
             Metric::ProbabilityAfter => {
                 "mean minimal probability (%) of the port towards S_out after the change".into()
             }
+            Metric::ReducedPorts => {
+                "most ports of one switch of group 0 below 100% at the change".into()
+            }
+            Metric::ReducedOffRoute => {
+                "ports of group 0 below 100% at the change not towards S_out's global link".into()
+            }
             Metric::GroupRatio => "injected by the last group over the first".into(),
             Metric::Unfairness => {
                 "most over fewest packets injected by a router of the first group".into()
+            }
+            Metric::SoutGlobalCnms => {
+                "share of the first group's CNMs received by its last router (S_out) through a global port".into()
             }
             Metric::Completion => format!(
                 "completion time at {}",
@@ -332,7 +381,10 @@ impl Metric {
                 "never within the run (its last windows' packets not delivered)".into()
             }
             _ if x.is_infinite() => "not consumed".into(),
-            Metric::MaxHops | Metric::SettleTime => format!("{x:.0}"),
+            Metric::MaxHops
+            | Metric::SettleTime
+            | Metric::ReducedPorts
+            | Metric::ReducedOffRoute => format!("{x:.0}"),
             Metric::Variance => format!("{x:.3e}"),
             // A tail share, often parts per million.
             Metric::LongPaths | Metric::ManyEntries if x != 0.0 && x.abs() < 1e-3 => {
@@ -466,7 +518,7 @@ pub(super) fn validate(plan: &Plan, path: &Path) -> Result<()> {
         };
         if c.metric.kind() != spec.kind {
             bail!(
-                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall, misrouted; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall, settle-time, misrouted-before, misrouted-first, misrouted-last, probability-after; injection: group-ratio, unfairness; flows: flow-share, jain, variance, port-share, root-time, branch-time; collectives: completion, reduction, max-difference)",
+                "{}: metric {} applies to {} figures; this one is a {} figure (sweeps: peak, accepted, latency, knee, fall, misrouted; bursts: time, mean-time, max-hops, mean-hops, long-paths, many-entries; transients: change-rise, misroute-dip, throughput-fall, settle-time, latency-after, misrouted-before, misrouted-first, misrouted-last, probability-after, reduced-ports, reduced-off-route; injection: group-ratio, unfairness, sout-global-cnms; flows: flow-share, jain, variance, port-share, root-time, branch-time; collectives: completion, reduction, max-difference)",
                 what(),
                 c.metric.name(),
                 kind_name(c.metric.kind()),
@@ -611,6 +663,9 @@ pub(super) struct Tables {
     misrouted: BTreeMap<(String, String), Vec<(f64, f64)>>,
     /// Transients: (panel, curve) -> (cycle, probability) per window.
     probability: BTreeMap<(String, String), Vec<(f64, f64)>>,
+    /// Transients: (panel, curve) -> every traced port's (cycle, switch, towards S_out,
+    /// probability) per window.
+    ports: BTreeMap<(String, String), Vec<PortRow>>,
     /// Bursts: (panel, curve) -> (relative time, longest path, mean path); infinite if not
     /// consumed.
     burst: BTreeMap<(String, String), (f64, f64, f64)>,
@@ -625,6 +680,9 @@ pub(super) struct Tables {
     throughput: BTreeMap<(String, String), Vec<(f64, f64)>>,
     /// Injection figures: (panel, curve) -> (group, injected) per router, in file order.
     injected: BTreeMap<(String, String), Vec<(u64, f64)>>,
+    /// Injection figures with QCN: (panel, curve) -> (group, CNMs received through local
+    /// ports, through global ports) per router, in file order.
+    cnms: BTreeMap<(String, String), Vec<CnmRow>>,
     /// Flow figures: their windows and ports.
     flows: super::flows::FlowTables,
     /// Collective figures: (panel, curve) -> (size, completion time) per size.
@@ -653,6 +711,17 @@ struct InjectedRow {
     injected: f64,
 }
 
+/// One router of `cnms.csv`: (group, CNMs received through local ports, through global ports).
+type CnmRow = (u64, f64, f64);
+
+#[derive(Deserialize)]
+struct CnmsRow {
+    curve: String,
+    group: u64,
+    cnms_local: f64,
+    cnms_global: f64,
+}
+
 #[derive(Deserialize)]
 struct HopRow {
     curve: String,
@@ -679,6 +748,19 @@ struct SweepRow {
     #[serde(default, deserialize_with = "number_or_missing")]
     misrouted_fraction: Option<f64>,
 }
+
+#[derive(Deserialize)]
+struct PortsRow {
+    curve: String,
+    cycle: f64,
+    switch: u32,
+    towards_sout: u8,
+    probability: f64,
+}
+
+/// One port of `probability_ports.csv` at the end of one window: (cycle, switch, towards
+/// S_out, probability in percent).
+type PortRow = (f64, u32, bool, f64);
 
 #[derive(Deserialize)]
 struct ProbabilityRow {
@@ -823,6 +905,15 @@ impl Tables {
                     let rows = per_panel::<ThroughputRow>(plan, out, "throughput.csv")?;
                     t.throughput = grouped(rows, |r| (r.curve, (r.cycle, r.accepted_load)));
                 }
+                if uses(&[Metric::ReducedPorts, Metric::ReducedOffRoute]) {
+                    let rows = per_panel::<PortsRow>(plan, out, "probability_ports.csv")?;
+                    t.ports = grouped(rows, |r| {
+                        (
+                            r.curve,
+                            (r.cycle, r.switch, r.towards_sout != 0, r.probability),
+                        )
+                    });
+                }
                 if uses(&[Metric::ProbabilityAfter]) {
                     let rows = per_panel::<ProbabilityRow>(plan, out, "probability.csv")?;
                     t.probability = grouped(rows, |r| {
@@ -833,6 +924,7 @@ impl Tables {
                     Metric::ChangeRise,
                     Metric::MisrouteDip,
                     Metric::SettleTime,
+                    Metric::LatencyAfter,
                     Metric::MisroutedBefore,
                     Metric::MisroutedFirst,
                     Metric::MisroutedLast,
@@ -849,6 +941,17 @@ impl Tables {
                 t.injected = grouped(per_panel::<InjectedRow>(plan, out, "injected.csv")?, |r| {
                     (r.curve, (r.group, r.injected))
                 });
+                // Only when a claim reads it: a run of an older build has no cnms.csv.
+                if plan
+                    .spec
+                    .claim
+                    .iter()
+                    .any(|c| c.metric == Metric::SoutGlobalCnms)
+                {
+                    t.cnms = grouped(per_panel::<CnmsRow>(plan, out, "cnms.csv")?, |r| {
+                        (r.curve, (r.group, r.cnms_local, r.cnms_global))
+                    });
+                }
             }
             Kind::Flows => t.flows = super::flows::read(plan, out)?,
         }
@@ -939,6 +1042,7 @@ impl Tables {
             Metric::ChangeRise
             | Metric::MisrouteDip
             | Metric::SettleTime
+            | Metric::LatencyAfter
             | Metric::MisroutedBefore
             | Metric::MisroutedFirst
             | Metric::MisroutedLast => {
@@ -965,6 +1069,13 @@ impl Tables {
                             .get(&key(p))
                             .and_then(|v| v.iter().map(|x| x.0).reduce(f64::max));
                         settle_time(&after, at as f64, last)?
+                    }
+                    Metric::LatencyAfter => {
+                        latency_after(&after, at as f64, c.from, c.to).ok_or_else(|| {
+                            format!(
+                                "{curve} has no window (with its packets delivered) in the interval in panel {p}"
+                            )
+                        })?
                     }
                     Metric::MisroutedBefore => {
                         before.iter().map(|x| x.2).sum::<f64>() / before.len() as f64
@@ -993,6 +1104,25 @@ impl Tables {
                     ));
                 }
                 Ok(after.iter().sum::<f64>() / after.len() as f64)
+            }
+            Metric::ReducedPorts | Metric::ReducedOffRoute => {
+                let at = info
+                    .change
+                    .ok_or_else(|| format!("the traffic does not change in panel {p}"))?;
+                let rows = self
+                    .ports
+                    .get(&key(p))
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| {
+                        format!("{curve} has no port probabilities in panel {p} (no QCN)")
+                    })?;
+                let (most, off) = reduced_at(rows, at as f64)
+                    .ok_or_else(|| format!("{curve} has no probabilities before the change"))?;
+                Ok(if c.metric == Metric::ReducedPorts {
+                    most as f64
+                } else {
+                    off as f64
+                })
             }
             Metric::ThroughputFall => {
                 let windows = self
@@ -1025,6 +1155,15 @@ impl Tables {
                     .filter(|v| !v.is_empty())
                     .ok_or_else(|| format!("{curve} has no injection counts in panel {p}"))?;
                 Ok(unfairness(routers))
+            }
+            Metric::SoutGlobalCnms => {
+                let routers = self
+                    .cnms
+                    .get(&key(p))
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| format!("{curve} has no CNM counts in panel {p} (no QCN)"))?;
+                sout_global_cnms(routers)
+                    .ok_or_else(|| format!("the first group received no CNM with {curve}"))
             }
             _ => super::flows::value(&self.flows, c, p, curve),
         }
@@ -1108,6 +1247,42 @@ fn settle_time(after: &[Point], at: f64, last: Option<f64>) -> std::result::Resu
     Ok(settled)
 }
 
+/// The mean latency of the windows after the change (`at`) that start in [`from`, `to`)
+/// cycles after it (both optional); windows are (cycle, latency, misrouted share). None when
+/// no window lies there.
+fn latency_after(after: &[Point], at: f64, from: Option<u64>, to: Option<u64>) -> Option<f64> {
+    let lo = at + from.unwrap_or(0) as f64;
+    let hi = to.map_or(f64::INFINITY, |t| at + t as f64);
+    let w: Vec<f64> = after
+        .iter()
+        .filter(|x| x.0 >= lo && x.0 < hi)
+        .map(|x| x.1)
+        .collect();
+    (!w.is_empty()).then(|| w.iter().sum::<f64>() / w.len() as f64)
+}
+
+/// At the end of the last window ending at or before `at` (the change): the most ports of
+/// one switch whose probability is below 100%, and the ports below 100% that are not towards
+/// S_out. None when no window ends by then.
+fn reduced_at(rows: &[PortRow], at: f64) -> Option<(usize, usize)> {
+    let when = rows
+        .iter()
+        .map(|r| r.0)
+        .filter(|&c| c <= at)
+        .fold(f64::NAN, f64::max);
+    if when.is_nan() {
+        return None;
+    }
+    let reduced: Vec<&PortRow> = rows.iter().filter(|r| r.0 == when && r.3 < 100.0).collect();
+    let mut per_switch: BTreeMap<u32, usize> = BTreeMap::new();
+    for r in &reduced {
+        *per_switch.entry(r.1).or_default() += 1;
+    }
+    let most = per_switch.values().copied().max().unwrap_or(0);
+    let off = reduced.iter().filter(|r| !r.2).count();
+    Some((most, off))
+}
+
 /// The misrouted share of the first window after the change.
 fn misrouted_first(after: &[Point]) -> f64 {
     after
@@ -1140,6 +1315,17 @@ fn unfairness(routers: &[(u64, f64)]) -> f64 {
     } else {
         f64::INFINITY
     }
+}
+
+/// The CNMs the last router of the first group listed received through global ports over
+/// all the CNMs that group's routers received; `routers` are (group, local, global) in file
+/// order (by router). None when the group received none.
+fn sout_global_cnms(routers: &[CnmRow]) -> Option<f64> {
+    let first = routers[0].0;
+    let group: Vec<&CnmRow> = routers.iter().filter(|r| r.0 == first).collect();
+    let total: f64 = group.iter().map(|r| r.1 + r.2).sum();
+    let last = group.last()?;
+    (total > 0.0).then(|| last.2 / total)
 }
 
 /// The lowest offered load whose latency is above `KNEE_FACTOR` times `base`; infinite if
@@ -1456,6 +1642,73 @@ mod transient_tests {
 #[cfg(test)]
 mod qcn_metric_tests {
     use super::*;
+
+    #[test]
+    fn sout_global_cnms_is_the_last_routers_global_share_of_the_first_group() {
+        // (group, local, global): group 0 received 10 + 20 + 30 + 40 = 100 CNMs, its last
+        // router 5 of them through a global port; group 1 is not counted.
+        let routers = [
+            (0, 10.0, 0.0),
+            (0, 10.0, 10.0),
+            (0, 30.0, 0.0),
+            (0, 35.0, 5.0),
+            (1, 0.0, 500.0),
+        ];
+        assert_eq!(sout_global_cnms(&routers), Some(0.05));
+        // Its local CNMs do not count: the last router's global link alone.
+        let only_local = [(0, 10.0, 0.0), (0, 90.0, 0.0)];
+        assert_eq!(sout_global_cnms(&only_local), Some(0.0));
+        assert_eq!(sout_global_cnms(&[(0, 0.0, 0.0), (0, 0.0, 0.0)]), None);
+    }
+
+    #[test]
+    fn reduced_ports_are_counted_at_the_last_window_before_the_change() {
+        // (cycle, switch, towards S_out, probability); the change at 2,000.
+        let rows = [
+            // Before the last window: ignored.
+            (1000.0, 0, false, 50.0),
+            (1000.0, 0, false, 50.0),
+            // The window ending at the change: switch 0 has its port towards S_out cut,
+            // switch 1 that one and another, switch 2 none.
+            (2000.0, 0, true, 6.0),
+            (2000.0, 0, false, 100.0),
+            (2000.0, 1, true, 9.5),
+            (2000.0, 1, false, 99.0),
+            (2000.0, 2, true, 100.0),
+            // After the change: ignored.
+            (3000.0, 2, false, 10.0),
+            (3000.0, 2, false, 10.0),
+            (3000.0, 2, false, 10.0),
+        ];
+        assert_eq!(reduced_at(&rows, 2000.0), Some((2, 1)));
+        assert_eq!(
+            reduced_at(&rows, 2500.0),
+            Some((2, 1)),
+            "the last window by then"
+        );
+        assert_eq!(reduced_at(&rows, 1500.0), Some((2, 2)));
+        assert_eq!(reduced_at(&rows, 500.0), None);
+    }
+
+    #[test]
+    fn latency_after_averages_the_windows_in_the_interval_after_the_change() {
+        // (cycle, latency, misrouted share); the change at cycle 1,000, windows of 100.
+        let after = [
+            (1000.0, 400.0, 0.0),
+            (1100.0, 300.0, 0.0),
+            (1200.0, 200.0, 0.0),
+            (1300.0, 100.0, 0.0),
+        ];
+        assert_eq!(latency_after(&after, 1000.0, None, None), Some(250.0));
+        // From 100 cycles after the change: the last three.
+        assert_eq!(latency_after(&after, 1000.0, Some(100), None), Some(200.0));
+        // [100, 300): the windows starting at 1,100 and 1,200.
+        assert_eq!(
+            latency_after(&after, 1000.0, Some(100), Some(300)),
+            Some(250.0)
+        );
+        assert_eq!(latency_after(&after, 1000.0, Some(400), None), None);
+    }
 
     #[test]
     fn settle_time_ends_with_the_last_window_off_the_settled_level() {

@@ -121,19 +121,24 @@ pub(super) fn is_flow_metric(m: Metric) -> bool {
 /// Check the fields only flow claims read: `flows`, `from`, `to`, `ports`.
 pub(super) fn validate(c: &Claim, what: &dyn Fn() -> String) -> Result<()> {
     let flow_metric = is_flow_metric(c.metric);
-    if !flow_metric {
-        if !c.flows.is_empty() || c.from.is_some() || c.to.is_some() || !c.ports.is_empty() {
-            bail!(
-                "{}: flows, from, to and ports apply to the metrics of flow figures only",
-                what()
-            );
-        }
-        return Ok(());
-    }
     if let (Some(a), Some(b)) = (c.from, c.to) {
         if b <= a {
             bail!("{}: to = {b} must be after from = {a} (cycles)", what());
         }
+    }
+    if !flow_metric {
+        // The transient `latency-after` takes an interval too (cycles after the change).
+        let interval = c.metric == Metric::LatencyAfter;
+        if !c.flows.is_empty()
+            || !c.ports.is_empty()
+            || (!interval && (c.from.is_some() || c.to.is_some()))
+        {
+            bail!(
+                "{}: flows, from, to and ports apply to the metrics of flow figures only (from and to also to latency-after)",
+                what()
+            );
+        }
+        return Ok(());
     }
     match c.metric {
         Metric::FlowShare if c.flows.is_empty() => bail!(

@@ -27,6 +27,17 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             "injected",
             "injected_ci95",
         ])?;
+        // With QCN: the CNMs each router of the groups received in the measurement window,
+        // through local and through global ports (no row for a curve without the counts).
+        let mut cnms = crate::output::csv_file(dir.join("cnms.csv"));
+        cnms.write_record([
+            "curve",
+            "group",
+            "router_in_group",
+            "router",
+            "cnms_local",
+            "cnms_global",
+        ])?;
         writeln!(
             report,
             "\n## {ptitle}: packets injected per router (mean over seeds)"
@@ -88,6 +99,31 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                     ])?;
                     values.push(est.mean);
                     errors.push(est.ci95);
+                    let counts: Option<Vec<(u64, u64)>> = cell
+                        .runs
+                        .iter()
+                        .map(|x| {
+                            let q = x.qcn.as_ref()?;
+                            Some((
+                                *q.cnms_received_local.get(r)?,
+                                *q.cnms_received_global.get(r)?,
+                            ))
+                        })
+                        .collect();
+                    if let Some(c) = counts {
+                        let n = c.len() as f64;
+                        let mean = |f: fn(&(u64, u64)) -> u64| {
+                            c.iter().map(|x| f(x) as f64).sum::<f64>() / n
+                        };
+                        cnms.write_record([
+                            curve.label.clone(),
+                            gidx.to_string(),
+                            i.to_string(),
+                            r.to_string(),
+                            format!("{:.1}", mean(|x| x.0)),
+                            format!("{:.1}", mean(|x| x.1)),
+                        ])?;
+                    }
                 }
                 let (lo, hi) = values
                     .iter()
@@ -126,6 +162,7 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
             )?;
         }
         w.finish()?;
+        cnms.finish()?;
     }
     Ok(())
 }

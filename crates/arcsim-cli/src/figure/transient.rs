@@ -76,6 +76,8 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
         ])?;
         // QCN-Switch's probabilities over time, when the runs trace them (probability.csv).
         let mut pw: Option<crate::output::CsvFile> = None;
+        // And every traced port's (probability_ports.csv).
+        let mut ppw: Option<crate::output::CsvFile> = None;
         let mut prob_curves = Vec::new();
         let mut thr_curves = Vec::new();
         let mut fly_curves = Vec::new();
@@ -110,6 +112,32 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                         q.cycle.to_string(),
                         format!("{:.6}", q.mid_to_sout),
                         format!("{:.6}", q.sout_global),
+                        q.seeds.to_string(),
+                    ])?;
+                }
+                let ports = port_probabilities(&cell.runs, &job.cfg.topology);
+                if ppw.is_none() {
+                    let mut f = crate::output::csv_file(dir.join("probability_ports.csv"));
+                    f.write_record([
+                        "curve",
+                        "cycle",
+                        "switch",
+                        "port",
+                        "towards_sout",
+                        "probability",
+                        "seeds",
+                    ])?;
+                    ppw = Some(f);
+                }
+                let f = ppw.as_mut().expect("opened above");
+                for q in &ports {
+                    f.write_record([
+                        curve.label.clone(),
+                        q.cycle.to_string(),
+                        q.port.0.to_string(),
+                        q.port.1.to_string(),
+                        u8::from(q.towards_sout).to_string(),
+                        format!("{:.6}", q.probability),
                         q.seeds.to_string(),
                     ])?;
                 }
@@ -361,6 +389,9 @@ pub(super) fn write(f: Finished, report: &mut String) -> Result<()> {
                 &escape_curves,
             )?;
         }
+        if let Some(f) = ppw {
+            f.finish()?;
+        }
         plot("latency", true, "mean packet latency (cycles)", &curves)?;
         if !prob_curves.is_empty() {
             plot(
@@ -448,6 +479,67 @@ fn sout_ports(t: &arcsim::config::TopologyConfig) -> [(u32, u32); 2] {
     [(mid, p + a - 2), (a - 1, p + (a - 1) + (h - 1))]
 }
 
+/// One traced port's minimal probability (percent) at the end of one window, averaged over
+/// the seeds.
+struct PortProbability {
+    cycle: u64,
+    /// (switch, port).
+    port: (u32, u32),
+    /// The first hop of group 0's minimal paths to S_out's global link to group 1 (ADV+1):
+    /// the local port towards the group's last switch, and that switch's last global port.
+    towards_sout: bool,
+    probability: f64,
+    seeds: usize,
+}
+
+/// Whether port `port` of switch `s` of group 0 leads towards S_out's global link under
+/// ADV+1 (`sout_ports`'s rule for every switch of the group).
+fn towards_sout(t: &arcsim::config::TopologyConfig, (s, port): (u32, u32)) -> bool {
+    let (p, a, h) = (t.p as u32, t.a as u32, t.h as u32);
+    if s + 1 < a {
+        port == p + a - 2
+    } else {
+        s == a - 1 && port == p + (a - 1) + (h - 1)
+    }
+}
+
+/// Every traced port's probability per window from the runs' QCN traces (the dragonfly's
+/// group 0; empty without QCN or on another topology), averaged over the seeds whose trace
+/// has that window.
+fn port_probabilities(
+    runs: &[arcsim::stats::RunResult],
+    t: &arcsim::config::TopologyConfig,
+) -> Vec<PortProbability> {
+    if t.kind != arcsim::config::TopologyKind::Dragonfly || t.a < 2 {
+        return Vec::new();
+    }
+    let traces: Vec<&arcsim::stats::summary::ProbabilitySeries> = runs
+        .iter()
+        .filter_map(|r| r.qcn.as_ref()?.probabilities.as_ref())
+        .collect();
+    let Some(first) = traces.first() else {
+        return Vec::new();
+    };
+    // Every seed traces the same ports (the same network).
+    let traces: Vec<_> = traces.iter().filter(|s| s.ports == first.ports).collect();
+    let n = traces.iter().map(|s| s.points.len()).max().unwrap_or(0);
+    let mut out = Vec::new();
+    for k in 0..n {
+        let pts: Vec<_> = traces.iter().filter_map(|s| s.points.get(k)).collect();
+        for (i, &port) in first.ports.iter().enumerate() {
+            let m = pts.len() as f64;
+            out.push(PortProbability {
+                cycle: pts[0].cycle,
+                port,
+                towards_sout: towards_sout(t, port),
+                probability: pts.iter().map(|p| p.values[i]).sum::<f64>() / m,
+                seeds: pts.len(),
+            });
+        }
+    }
+    out
+}
+
 /// The probabilities of `sout_ports` per window from the runs' QCN traces (empty without
 /// QCN, or on a topology other than the dragonfly).
 fn probability_series(
@@ -515,5 +607,16 @@ mod tests {
         assert_eq!(sout_ports(&t), [(5, 16), (11, 22)]);
         (t.p, t.a, t.h) = (3, 6, 3);
         assert_eq!(sout_ports(&t), [(2, 7), (5, 10)]);
+        // Every switch of group 0 but the last: its local port towards the last (p + a - 2);
+        // the last: its last global port. Nothing else.
+        for s in 0..5 {
+            for port in 3..13 {
+                assert_eq!(towards_sout(&t, (s, port)), port == 7, "{s} {port}");
+            }
+        }
+        for port in 3..13 {
+            assert_eq!(towards_sout(&t, (5, port)), port == 10, "5 {port}");
+        }
+        assert!(sout_ports(&t).iter().all(|&x| towards_sout(&t, x)));
     }
 }

@@ -264,6 +264,10 @@ pub struct Qcn {
     local: u64,
     source_processing: u64,
     received: u64,
+    /// Per switch, the CNMs received in the measurement window through a local and
+    /// through a global port.
+    received_local: Vec<u64>,
+    received_global: Vec<u64>,
 }
 
 impl Qcn {
@@ -302,6 +306,8 @@ impl Qcn {
             local: 0,
             source_processing: 0,
             received: 0,
+            received_local: Vec::new(),
+            received_global: Vec::new(),
         }
     }
 
@@ -495,6 +501,8 @@ impl Mechanism for Qcn {
         base.truncate(k.net.num_routers());
         base.push(n as u32);
         self.probs = Probabilities::new(&self.cfg, transit, base, self.packet_length);
+        self.received_local = vec![0; k.net.num_routers()];
+        self.received_global = vec![0; k.net.num_routers()];
         self.q_eq = vec![0; n];
         self.due = vec![u64::MAX; n];
         self.armed = vec![false; n];
@@ -570,6 +578,13 @@ impl Mechanism for Qcn {
         }
         let fb = k.pool.get(pkt).msg;
         self.received += 1;
+        if k.now >= self.window.0 && k.now < self.window.1 {
+            let s = k.port_switch[gp] as usize;
+            match k.net.ports[gp].class {
+                PortClass::Global => self.received_global[s] += 1,
+                _ => self.received_local[s] += 1,
+            }
+        }
         self.probs.apply(gp, fb, self.cfg.feedback_comparison, true);
     }
 
@@ -651,6 +666,8 @@ impl Mechanism for Qcn {
             local_reactions: self.local,
             source_processing: self.source_processing,
             cnms_received: self.received,
+            cnms_received_local: self.received_local.clone(),
+            cnms_received_global: self.received_global.clone(),
             decreases: self.probs.decreases,
             timer_increases: self.probs.timer_increases,
             feedback_increases: self.probs.feedback_increases,

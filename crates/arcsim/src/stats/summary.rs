@@ -406,6 +406,14 @@ pub struct QcnStats {
     pub source_processing: u64,
     /// CNMs that reached the culprit's switch and were applied to their arrival port.
     pub cnms_received: u64,
+    /// Per switch, the CNMs it received in the measurement window through its local ports
+    /// and through its global ports (the QCN-Switch paper's claim that, with input sampling
+    /// under ADV+1, S_out receives few CNMs from its global link). Empty in results of
+    /// builds before these counts.
+    #[serde(default)]
+    pub cnms_received_local: Vec<u64>,
+    #[serde(default)]
+    pub cnms_received_global: Vec<u64>,
     /// Probability changes: cuts, additive increases by the PC_l timer, increases by
     /// feedback comparison, and feedback comparisons that changed nothing.
     pub decreases: u64,
