@@ -31,8 +31,13 @@ impl Graph {
 
 impl Topology for Graph {
     fn describe(&self) -> String {
+        let rails = if self.cfg.rails.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} further node links)", self.cfg.rails.len())
+        };
         format!(
-            "graph of {} switches, {} nodes, {} links",
+            "graph of {} switches, {} nodes{rails}, {} links",
             self.cfg.switches,
             self.cfg.hosts.len(),
             self.cfg.links.len()
@@ -56,17 +61,25 @@ impl Topology for Graph {
         };
         let mut ports = vec![unused; total as usize];
         let mut next: Vec<u32> = vec![0; radix.len()];
-        let mut attach = Vec::with_capacity(self.cfg.hosts.len());
-        for (node, &s) in self.cfg.hosts.iter().enumerate() {
-            let p = next[s as usize];
-            next[s as usize] += 1;
-            ports[(port_base[s as usize] + p) as usize] = PortInfo {
-                class: PortClass::Terminal,
-                peer: node as u32,
-                peer_port: 0,
-                latency: self.terminal_latency,
-            };
-            attach.push((s, p as u16));
+        // Node links in node order, each node's rails in rail order: `hosts[n]`, then its
+        // `rails` entries as listed.
+        let mut links: Vec<Vec<(u32, u16)>> =
+            self.cfg.hosts.iter().map(|&s| vec![(s, 0u16)]).collect();
+        for r in &self.cfg.rails {
+            links[r.node as usize].push((r.switch, 0));
+        }
+        for (node, l) in links.iter_mut().enumerate() {
+            for (s, port) in l.iter_mut() {
+                let p = next[*s as usize];
+                next[*s as usize] += 1;
+                ports[(port_base[*s as usize] + p) as usize] = PortInfo {
+                    class: PortClass::Terminal,
+                    peer: node as u32,
+                    peer_port: 0,
+                    latency: self.terminal_latency,
+                };
+                *port = p as u16;
+            }
         }
         for l in &self.cfg.links {
             let (pa, pb) = (next[l.a as usize], next[l.b as usize]);
@@ -90,11 +103,15 @@ impl Topology for Graph {
                 latency: l.latency,
             };
         }
-        Network {
+        let mut net = Network {
             port_base,
             ports,
-            attach,
-        }
+            attach: Vec::new(),
+            rail_base: Vec::new(),
+            rails: Vec::new(),
+        };
+        net.set_node_links(links);
+        net
     }
 }
 
