@@ -16,7 +16,9 @@ pub struct NicConfig {
     /// destination whose packets cannot advance does not hold up the NIC's others (the RECN
     /// paper's NICs). `queue` bounds them all together.
     pub admittance: bool,
-    /// Nodes with several links (rails): which rail a packet leaves on.
+    /// Nodes with several links (rails): which rail a packet leaves on. Written only when
+    /// not "least-loaded", so that the configurations of single-link networks read as before.
+    #[serde(skip_serializing_if = "RailSelection::is_default")]
     pub rail_selection: RailSelection,
 }
 
@@ -40,6 +42,10 @@ pub enum RailSelection {
 }
 
 impl RailSelection {
+    pub fn is_default(&self) -> bool {
+        *self == RailSelection::default()
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             RailSelection::LeastLoaded => "least-loaded",

@@ -154,6 +154,46 @@ mod tests {
     }
 
     #[test]
+    fn rails_take_ports_in_node_order_and_every_two_nodes_must_share_a_part() {
+        use crate::config::GraphRail;
+        let rail = |node, switch| GraphRail { node, switch };
+        // Three switches, no links: node 0 on 0 and 1, node 1 on 1 and 2, node 2 on 2 and 0.
+        // No switch has every node, but every two nodes share one.
+        let mut cfg = GraphConfig {
+            switches: 3,
+            hosts: vec![0, 1, 2],
+            rails: vec![rail(0, 1), rail(1, 2), rail(2, 0)],
+            ..Default::default()
+        };
+        cfg.validate().unwrap();
+        let net = Graph::new(&cfg, 1).network();
+        net.check_wiring().unwrap();
+        assert!(net.multi_rail());
+        assert_eq!(net.attach, vec![(0, 0), (1, 1), (2, 1)]);
+        // Switch 0's ports: node 0, then node 2 (node order); switch 1's: node 0, node 1.
+        assert_eq!(net.node_links(0), &[(0, 0), (1, 0)]);
+        assert_eq!(net.node_links(2), &[(2, 1), (0, 1)]);
+        assert_eq!(net.port_to_node(1, 1), Some(1));
+        assert_eq!(net.port_to_node(1, 2), None);
+        // A fourth node on switch 0 alone shares nothing with node 1 (switches 1 and 2).
+        cfg.hosts.push(0);
+        let e = cfg.validate().unwrap_err().to_string();
+        assert!(e.contains("node 3") && e.contains("node 1"), "{e}");
+        // Without rails the network keeps one lookup per node.
+        let plain = Graph::new(
+            &GraphConfig {
+                switches: 1,
+                hosts: vec![0, 0],
+                ..Default::default()
+            },
+            1,
+        )
+        .network();
+        assert!(!plain.multi_rail());
+        assert_eq!(plain.node_links(1), &[(0, 1)]);
+    }
+
+    #[test]
     fn a_disconnected_graph_is_refused() {
         let cfg = GraphConfig {
             switches: 3,
