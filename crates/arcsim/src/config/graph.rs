@@ -326,7 +326,7 @@ impl GraphConfig {
                 count[c] += 1;
             }
         }
-        if count.iter().any(|&c| c == parts.len()) {
+        if count.contains(&parts.len()) {
             return Ok(());
         }
         let meet = |a: &[usize], b: &[usize]| a.iter().any(|c| b.binary_search(c).is_ok());
