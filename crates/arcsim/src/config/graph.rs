@@ -110,7 +110,7 @@ impl GraphConfig {
         {
             return Err(field_err(
                 "topology.graph.file",
-                "the graph comes from the file: leave switches, hosts, links and rails out",
+                "the graph comes from the file: leave switches, hosts and links out (and rails)",
             ));
         }
         let text = std::fs::read_to_string(&self.file).map_err(|e| {
