@@ -121,7 +121,15 @@ fn kernel_parts(cfg: &Config) -> Vec<Part> {
                     local += 2;
                 }
             }
-            (g.switches as u64, g.hosts.len() as u64, local, global)
+            // A node's further links (rails) are node ports too: counted with the local
+            // ports (an upper bound, as the estimate is).
+            let rails = g.rails.len() as u64;
+            (
+                g.switches as u64,
+                g.hosts.len() as u64,
+                local + rails,
+                global,
+            )
         }
         TopologyKind::Dragonfly => {
             let (p, a, h) = (t.p as u64, t.a as u64, t.h as u64);

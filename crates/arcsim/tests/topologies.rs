@@ -79,9 +79,14 @@ fn check(g: &Generated) -> Network {
     let net = g.network();
     net.check_wiring().unwrap();
     let d = distances(&net);
-    for &(a, _) in &net.attach {
-        for &(b, _) in &net.attach {
-            assert_ne!(d[a as usize][b as usize], u32::MAX);
+    for a in 0..net.num_terminals() {
+        for b in 0..net.num_terminals() {
+            let reach = net.node_links(a).iter().any(|&(x, _)| {
+                net.node_links(b)
+                    .iter()
+                    .any(|&(y, _)| d[x as usize][y as usize] != u32::MAX)
+            });
+            assert!(reach, "node {a} does not reach node {b}");
         }
     }
     net
@@ -112,11 +117,30 @@ fn xgft_3_322_223_has_levels_of_12_8_8_12_64_links_and_12_top_paths() {
         let (ma, mb) = (t.ancestors(0, a, 2), t.ancestors(0, b, 2));
         assert!(!ma.iter().any(|x| mb.contains(x)));
     }
-    // Nodes with two links to the network are not simulated: the error names w1.
-    let e = error(
-        "[switch]\nkind = \"cioq\"\n[topology]\nkind = \"xgft\"\n[topology.xgft]\nm = [3, 2, 2]\nw = [2, 2, 3]\n",
-    );
-    assert!(e.contains("topology.xgft.w[0]"), "{e}");
+    // Built: every node has two links (rails), one in each of two disjoint planes; 40
+    // switch-to-switch links and 24 node links.
+    let g = topo(TopologyKind::Xgft, |c| {
+        c.xgft.m = vec![3, 2, 2];
+        c.xgft.w = vec![2, 2, 3];
+    });
+    let net = check(&g);
+    assert_eq!(net.num_terminals(), 12);
+    assert_eq!(net.num_routers(), 28);
+    assert!(net.multi_rail());
+    let (links, _) = links_and_degrees(&net);
+    assert_eq!(links + net.all_node_links().len(), 64);
+    for n in 0..12 {
+        let l = net.node_links(n);
+        assert_eq!(l.len(), 2, "node {n}");
+        assert_ne!(l[0].0, l[1].0, "node {n}");
+        for &(s, p) in l {
+            assert_eq!(net.port_to_node(s as usize, n), Some(p));
+        }
+    }
+    // Two planes: no switch path joins node 0's two leaves.
+    let d = distances(&net);
+    let l0 = net.node_links(0);
+    assert_eq!(d[l0[0].0 as usize][l0[1].0 as usize], u32::MAX);
 }
 
 #[test]
@@ -523,6 +547,19 @@ fn zero_load_latency_is_the_sum_of_the_hops_on_every_topology() {
             127,
             3,
         ),
+        // Nodes of two links: nodes 0 and 11 meet only at the top (leaf, 2, 3, 2, leaf).
+        (
+            "kind = \"xgft\"\n[topology.xgft]\nm = [3, 2, 2]\nw = [2, 2, 3]\n",
+            0,
+            11,
+            5,
+        ),
+        (
+            "kind = \"xgft\"\n[topology.xgft]\nm = [3, 2, 2]\nw = [2, 2, 3]\n",
+            0,
+            1,
+            1,
+        ),
         (
             "kind = \"rlft\"\n[topology.rlft]\nleaves = 2\nhosts = 3\nroots = 0\nparallel = 2\n",
             0,
@@ -615,6 +652,7 @@ fn the_example_files_run() {
         "rlft_c2_hotspot.toml",
         "multistage_recn.toml",
         "dragonfly_plus.toml",
+        "xgft_rails.toml",
     ] {
         let text = std::fs::read_to_string(root.join(name)).unwrap();
         let mut c = cfg(&text);
@@ -826,4 +864,138 @@ fn a_per_packet_choice_under_output_queues_chosen_upstream_is_refused() {
         );
     }
     run(&format!("{tree}[routing]\nselection = \"d-mod-k\"\n"));
+}
+
+/// XGFT(3; 3,2,2; 2,2,3): every node has two links (rails).
+const XGFT_RAILS: &str = "[switch]
+kind = \"cioq\"
+[topology]
+kind = \"xgft\"
+[topology.xgft]
+m = [3, 2, 2]
+w = [2, 2, 3]
+[router]
+packet_length = 8
+";
+
+/// One greedy flow from node 0 to node 1 (`topology`: the `[topology]` table and what
+/// follows it): its throughput in phits per cycle, and the run.
+fn greedy(topology: &str, nic: &str) -> (f64, arcsim::RunResult) {
+    let r = run(&format!(
+        "[switch]\nkind = \"cioq\"\n[router]\npacket_length = 8\n[nic]\n{nic}\n[traffic]\nload = 0.0\n[[flows]]\nsrc = 0\ndst = 1\n[simulation]\nwarmup_cycles = 1000\nmeasure_cycles = 4000\n{topology}"
+    ));
+    (r.flows[0].throughput, r)
+}
+
+#[test]
+fn a_node_with_two_rails_sends_and_receives_at_two_link_rates() {
+    // XGFT(1; 4; w): 4 nodes on w switches, every node linked to each.
+    let tree =
+        |w: u32| format!("[topology]\nkind = \"xgft\"\n[topology.xgft]\nm = [4]\nw = [{w}]\n");
+    let (one, _) = greedy(&tree(1), "");
+    assert!((one - 1.0).abs() < 0.01, "one link: {one}");
+    for sel in ["least-loaded", "round-robin"] {
+        let (two, r) = greedy(&tree(2), &format!("rail_selection = \"{sel}\""));
+        assert!((two - 2.0).abs() < 0.02, "{sel}: {two}");
+        // The node class: both directions of every node link, 16 in all; the four that
+        // carry the flow (node 0's two rails in, node 1's two out) are busy.
+        let node = r
+            .link_classes
+            .iter()
+            .find(|c| c.class == "node" && c.level.is_none())
+            .expect("a node class with rails");
+        assert_eq!(node.utilisation.links, 16, "{sel}");
+        assert!(node.utilisation.max > 0.99, "{sel}: {:?}", node.utilisation);
+        assert!(
+            (node.utilisation.mean * 16.0 - 4.0).abs() < 0.1,
+            "{sel}: {:?}",
+            node.utilisation
+        );
+    }
+    // d-mod-k: every packet to node 1 takes rail 1 mod 2, one link's rate.
+    let (dmodk, _) = greedy(&tree(2), "rail_selection = \"d-mod-k\"");
+    assert!((dmodk - 1.0).abs() < 0.01, "d-mod-k: {dmodk}");
+    // On a graph whose nodes each have a link to both of two linked switches, the
+    // destination's nearest link is taken: rail 0 lands on switch 0, rail 1 on switch 1.
+    let graph = "[topology]\nkind = \"graph\"\n[topology.graph]\nswitches = 2\nhosts = [0, 0]\nrails = [{ node = 0, switch = 1 }, { node = 1, switch = 1 }]\nlinks = [{ a = 0, b = 1 }]\n";
+    let (two, r) = greedy(graph, "");
+    assert!((two - 2.0).abs() < 0.02, "graph: {two}");
+    assert_eq!(r.hops.mean, Some(0.0));
+}
+
+#[test]
+fn nodes_with_rails_reach_every_node_conserve_packets_and_repeat() {
+    // Every node sends a message to every other (132 flows): all complete, under each
+    // rail selection, and the adaptive and deterministic routings.
+    for (sel, routing) in [
+        ("least-loaded", "adaptive"),
+        ("round-robin", "d-mod-k"),
+        ("d-mod-k", "d-mod-k"),
+    ] {
+        let mut text = format!(
+            "{XGFT_RAILS}[nic]\nrail_selection = \"{sel}\"\n[routing]\nselection = \"{routing}\"\n[traffic]\nload = 0.0\n[simulation]\nwarmup_cycles = 0\nmeasure_cycles = 20000\n"
+        );
+        for a in 0..12 {
+            for b in (0..12).filter(|&b| b != a) {
+                text += &format!("[[flows]]\nsrc = {a}\ndst = {b}\nsize = 24\nmessage = 24\n");
+            }
+        }
+        let r = run(&text);
+        for f in &r.flows {
+            assert!(
+                f.completed.is_some(),
+                "{sel}: {} -> {} did not complete",
+                f.src,
+                f.dst
+            );
+            assert_eq!(f.delivered_phits, 24);
+        }
+    }
+    // Uniform traffic past saturation: packets conserved at every step, and the same
+    // results twice.
+    let text = format!(
+        "{XGFT_RAILS}[traffic]\nload = 1.0\n[simulation]\nwarmup_cycles = 500\nmeasure_cycles = 2000\n"
+    );
+    let c = cfg(&text);
+    let mut sim = arcsim::build(&c).unwrap();
+    for step in 0..2500 {
+        sim.step().unwrap();
+        if step % 97 == 0 {
+            let a = sim.audit();
+            assert!(a.balanced(), "cycle {step}: {a:?}");
+        }
+    }
+    let (a, b) = (arcsim::run(&c).unwrap(), arcsim::run(&c).unwrap());
+    assert!(a.accepted_load > 0.5, "{}", a.accepted_load);
+    assert_eq!(a.accepted_load, b.accepted_load);
+    assert_eq!(a.latency, b.latency);
+    assert_eq!(a.packets, b.packets);
+    assert_eq!(a.link_classes, b.link_classes);
+}
+
+#[test]
+fn what_nodes_with_rails_do_not_run_with_is_refused_naming_the_key() {
+    for (extra, key) in [
+        ("[routing]\npaths = \"up-down\"\n", "routing.paths"),
+        ("[nic]\nadmittance = true\n", "nic.admittance"),
+        ("[qcn]\nrouting = false\n", "qcn"),
+    ] {
+        let e = error(&format!("{XGFT_RAILS}{extra}"));
+        assert!(e.contains(key), "{key}: {e}");
+    }
+    // The selection of rails on a network whose nodes have one link each.
+    let e = error("[switch]\nkind = \"cioq\"\n[nic]\nrail_selection = \"round-robin\"\n[topology]\nkind = \"tree\"\n[topology.tree]\nk = 2\nn = 2\n");
+    assert!(e.contains("nic.rail_selection"), "{e}");
+    let e = error("[switch]\nkind = \"cioq\"\n[nic]\nrail_selection = \"fastest\"\n");
+    assert!(e.contains("rail_selection"), "{e}");
+    // A graph's rails: a node that does not exist, a second link to the same switch.
+    let graph = "[switch]\nkind = \"cioq\"\n[topology]\nkind = \"graph\"\n[topology.graph]\nswitches = 2\nhosts = [0, 1]\nlinks = [{ a = 0, b = 1 }]\n";
+    let e = error(&format!("{graph}rails = [{{ node = 2, switch = 1 }}]\n"));
+    assert!(e.contains("topology.graph.rails[0].node"), "{e}");
+    let e = error(&format!(
+        "{graph}rails = [{{ node = 0, switch = 1 }}, {{ node = 0, switch = 1 }}]\n"
+    ));
+    assert!(e.contains("topology.graph.rails[1]"), "{e}");
+    let e = error(&format!("{graph}rails = [{{ node = 0, switch = 0 }}]\n"));
+    assert!(e.contains("topology.graph.rails[0]"), "{e}");
 }

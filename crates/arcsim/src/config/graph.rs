@@ -20,6 +20,15 @@ pub struct GraphLink {
     pub latency: u32,
 }
 
+/// A further link of a node to a switch (`topology.graph.rails`): a node with several
+/// links to the network sends on any of them and receives on any of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphRail {
+    pub node: u32,
+    pub switch: u32,
+}
+
 fn local() -> String {
     "local".into()
 }
@@ -59,6 +68,10 @@ pub struct GraphConfig {
     /// The switch each node (host) attaches to: node i to switch `hosts[i]`.
     pub hosts: Vec<u32>,
     pub links: Vec<GraphLink>,
+    /// Further links of nodes (rails): node `rails[i].node` also attaches to switch
+    /// `rails[i].switch`. Written only when set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rails: Vec<GraphRail>,
     /// A file to import the graph from instead (`switches`, `hosts` and `links` left
     /// out). Written only when set.
     #[serde(skip_serializing_if = "is_empty")]
@@ -90,10 +103,14 @@ impl GraphConfig {
             }
             return Ok(None);
         }
-        if self.switches != 0 || !self.hosts.is_empty() || !self.links.is_empty() {
+        if self.switches != 0
+            || !self.hosts.is_empty()
+            || !self.links.is_empty()
+            || !self.rails.is_empty()
+        {
             return Err(field_err(
                 "topology.graph.file",
-                "the graph comes from the file: leave switches, hosts and links out",
+                "the graph comes from the file: leave switches, hosts and links out (and rails)",
             ));
         }
         let text = std::fs::read_to_string(&self.file).map_err(|e| {
@@ -146,8 +163,12 @@ impl GraphConfig {
     /// Number of ports of each switch: its hosts, then its links in the order given.
     pub fn radix(&self) -> Vec<usize> {
         let mut r = vec![0usize; self.switches as usize];
-        for &h in &self.hosts {
-            if let Some(x) = r.get_mut(h as usize) {
+        for h in self
+            .hosts
+            .iter()
+            .chain(self.rails.iter().map(|l| &l.switch))
+        {
+            if let Some(x) = r.get_mut(*h as usize) {
                 *x += 1;
             }
         }
@@ -231,32 +252,94 @@ impl GraphConfig {
                 ));
             }
         }
-        // Every node must reach every other: the switches must form one connected graph.
-        let n = self.switches as usize;
-        let mut adj = vec![Vec::new(); n];
-        for l in &self.links {
-            adj[l.a as usize].push(l.b as usize);
-            adj[l.b as usize].push(l.a as usize);
-        }
-        let mut seen = vec![false; n];
-        let mut stack = vec![self.hosts[0] as usize];
-        seen[stack[0]] = true;
-        while let Some(s) = stack.pop() {
-            for &t in &adj[s] {
-                if !seen[t] {
-                    seen[t] = true;
-                    stack.push(t);
-                }
+        for (i, r) in self.rails.iter().enumerate() {
+            if r.node as usize >= self.hosts.len() {
+                return Err(field_err(
+                    &format!("topology.graph.rails[{i}].node"),
+                    format!(
+                        "node {} does not exist: the graph has {} nodes (hosts), numbered 0..={}",
+                        r.node,
+                        self.hosts.len(),
+                        self.hosts.len() - 1
+                    ),
+                ));
+            }
+            if r.switch >= self.switches {
+                return Err(field_err(
+                    &format!("topology.graph.rails[{i}].switch"),
+                    format!(
+                        "switch {} does not exist: the graph has {} switches, numbered 0..={}",
+                        r.switch,
+                        self.switches,
+                        self.switches - 1
+                    ),
+                ));
+            }
+            let twice = self.hosts[r.node as usize] == r.switch
+                || self.rails[..i]
+                    .iter()
+                    .any(|o| o.node == r.node && o.switch == r.switch);
+            if twice {
+                return Err(field_err(
+                    &format!("topology.graph.rails[{i}]"),
+                    format!(
+                        "node {} already has a link to switch {}: a node has at most one link to each switch",
+                        r.node, r.switch
+                    ),
+                ));
             }
         }
-        if let Some(i) = self.hosts.iter().position(|&h| !seen[h as usize]) {
-            return Err(field_err(
-                "topology.graph.links",
-                format!(
-                    "node {i} (on switch {}) cannot be reached from node 0 (on switch {}): connect the switches",
-                    self.hosts[i], self.hosts[0]
-                ),
-            ));
+        // Every node must reach every other: with one link per node the switches must form
+        // one connected graph; with rails, every two nodes must have links into a common
+        // connected part (an XGFT with w1 > 1 is w1 disjoint planes, each holding every
+        // node).
+        let n = self.switches as usize;
+        let mut comp: Vec<usize> = (0..n).collect();
+        fn find(p: &mut [usize], mut x: usize) -> usize {
+            while p[x] != x {
+                p[x] = p[p[x]];
+                x = p[x];
+            }
+            x
+        }
+        for l in &self.links {
+            let (a, b) = (find(&mut comp, l.a as usize), find(&mut comp, l.b as usize));
+            comp[a] = b;
+        }
+        let mut parts: Vec<Vec<usize>> = self
+            .hosts
+            .iter()
+            .map(|&h| vec![find(&mut comp, h as usize)])
+            .collect();
+        for r in &self.rails {
+            let c = find(&mut comp, r.switch as usize);
+            parts[r.node as usize].push(c);
+        }
+        for p in &mut parts {
+            p.sort_unstable();
+            p.dedup();
+        }
+        // A part every node has a link into settles it; otherwise every pair is checked.
+        let mut count = vec![0usize; n];
+        for p in &parts {
+            for &c in p {
+                count[c] += 1;
+            }
+        }
+        if count.contains(&parts.len()) {
+            return Ok(());
+        }
+        let meet = |a: &[usize], b: &[usize]| a.iter().any(|c| b.binary_search(c).is_ok());
+        for i in 0..parts.len() {
+            if let Some(j) = (i + 1..parts.len()).find(|&j| !meet(&parts[i], &parts[j])) {
+                return Err(field_err(
+                    "topology.graph.links",
+                    format!(
+                        "node {j} (on switch {}) cannot be reached from node {i} (on switch {}): connect the switches",
+                        self.hosts[j], self.hosts[i]
+                    ),
+                ));
+            }
         }
         Ok(())
     }

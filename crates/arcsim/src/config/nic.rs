@@ -16,6 +16,43 @@ pub struct NicConfig {
     /// destination whose packets cannot advance does not hold up the NIC's others (the RECN
     /// paper's NICs). `queue` bounds them all together.
     pub admittance: bool,
+    /// Nodes with several links (rails): which rail a packet leaves on. Written only when
+    /// not "least-loaded", so that the configurations of single-link networks read as before.
+    #[serde(skip_serializing_if = "RailSelection::is_default")]
+    pub rail_selection: RailSelection,
+}
+
+/// `nic.rail_selection`: how a node with several links to the network (an XGFT with
+/// w1 > 1, a graph's `rails`) chooses the rail of each packet it sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RailSelection {
+    /// Among the rails whose link is free and whose switch input can take the packet now,
+    /// the one with the most room there (credits); ties round robin from the rail after
+    /// the last one used.
+    #[default]
+    LeastLoaded,
+    /// From the rail after the last one used, the first whose link is free and whose
+    /// switch input can take the packet now.
+    RoundRobin,
+    /// Rail `d mod w` (d the destination node, w the node's rails), waited for: the level-0
+    /// step of d-mod-k, so that on an XGFT every destination is reached through one down
+    /// tree.
+    DModK,
+}
+
+impl RailSelection {
+    pub fn is_default(&self) -> bool {
+        *self == RailSelection::default()
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RailSelection::LeastLoaded => "least-loaded",
+            RailSelection::RoundRobin => "round-robin",
+            RailSelection::DModK => "d-mod-k",
+        }
+    }
 }
 
 impl Default for NicConfig {
@@ -23,6 +60,7 @@ impl Default for NicConfig {
         NicConfig {
             queue: 1024,
             admittance: false,
+            rail_selection: RailSelection::LeastLoaded,
         }
     }
 }
@@ -54,7 +92,8 @@ pub struct FlowSpec {
     pub src: u64,
     pub dst: u64,
     /// Offered rate in phits per cycle (a fraction of the link rate), in (0, 1]. 1 sends as
-    /// fast as the NIC takes the messages (a greedy source).
+    /// fast as the NIC takes the messages (a greedy source; a node with w links, rails,
+    /// takes up to w phits per cycle).
     pub rate: f64,
     /// Phits to send in all; 0: no limit (the flow runs until `stop` or the end of the run).
     pub size: u64,

@@ -149,15 +149,6 @@ impl XgftConfig {
                 ),
             ));
         }
-        if self.w[0] != 1 {
-            return Err(field_err(
-                "topology.xgft.w[0]",
-                format!(
-                    "{}: nodes with several links to the network are not simulated yet; use w1 = 1",
-                    self.w[0]
-                ),
-            ));
-        }
         if self
             .m
             .iter()

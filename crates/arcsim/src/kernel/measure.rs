@@ -76,7 +76,7 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         // Fairness among the switches that have nodes (all of them on the dragonfly; the
         // upper levels of a fat tree have none and would count as starved).
         let mut with_nodes = vec![false; k.net.num_routers()];
-        for &(s, _) in &k.net.attach {
+        for &(s, _) in k.net.all_node_links() {
             with_nodes[s as usize] = true;
         }
         let of_switches_with_nodes = |v: &[u64]| -> Vec<f64> {
@@ -528,6 +528,25 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
             add((class, None));
             if level.is_some() {
                 add((class, level));
+            }
+        }
+        if k.net.multi_rail() && k.rail_sent_at_window_start.len() == k.rail_sent.len() {
+            // Nodes with several links: the `node` class, both directions of every node
+            // link (each NIC's rails into their switches, each switch's ports to its nodes),
+            // and the injection buffers the rails feed.
+            let e = classes.entry(("node", None)).or_default();
+            for (i, &(s, p)) in k.net.rails.iter().enumerate() {
+                let gp = (k.net.port_base[s as usize] + p as u32) as usize;
+                let phit = k.phit_cycles[gp] as f64;
+                let injected = k.rail_sent[i] - k.rail_sent_at_window_start[i];
+                let ejected = k.sent[gp] - k.sent_at_window_start[gp];
+                e.0.push(injected as f64 * phit / cycles);
+                e.0.push(ejected as f64 * phit / cycles);
+                let (_, _, held) = k.meas.totals(gp, end);
+                let vcs = k.vc_base[gp] as usize..(k.vc_base[gp] + k.vc_count[gp] as u32) as usize;
+                e.1 += held;
+                e.2 =
+                    e.2.saturating_add(k.fc.capacity[vcs].iter().map(|&c| c as u64).sum());
             }
         }
         let bounded = k.fc.capacity.iter().all(|&c| c < u32::MAX / 2);

@@ -174,6 +174,15 @@ pub struct Kernel {
     pub route_rng: Rng,
     /// PB's flags (`routing.algorithm = "pb"`), updated every cycle.
     pub pb: Option<piggyback::Piggyback>,
+    /// Nodes with several links (rails): how a NIC picks the rail of a packet, and the
+    /// switch-to-switch distances (hops; `u8::MAX`: not reachable) that pick the
+    /// destination's link a packet is routed to (empty when every node has one link).
+    pub rail_selection: crate::config::RailSelection,
+    pub switch_dist: Vec<u8>,
+    /// Per node link (`net.rails`, nodes with several links only): phits its NIC sent on it,
+    /// in all and at the window's start.
+    pub rail_sent: Vec<u64>,
+    rail_sent_at_window_start: Vec<u64>,
 }
 
 impl Kernel {
@@ -311,10 +320,45 @@ impl Kernel {
     #[inline]
     pub fn output_at(&self, s: usize, pkt: &Packet) -> u16 {
         if pkt.dst_switch as usize == s {
-            return self.net.attach[pkt.dst as usize].1;
+            return self.node_port(s, pkt.dst);
         }
         let ports = self.route.group(s, self.target_at(s, pkt), pkt.dst);
         ports[self.route.first_choice(s, pkt.src, pkt.dst, ports.len())]
+    }
+
+    /// The port of switch `s` that leads to node `dst` (a packet at its destination
+    /// switch: `s` is one of the node's links).
+    #[inline]
+    pub fn node_port(&self, s: usize, dst: u32) -> u16 {
+        self.net
+            .port_to_node(s, dst as usize)
+            .expect("a packet's destination switch has a link to its node")
+    }
+
+    /// The switch of node `dst`'s links that a packet entering the network at switch `s0`
+    /// on its source's rail `rail` is routed to: the nearest to `s0` (fewest switch hops),
+    /// and among equals the one at position `rail` modulo their number (so that a source
+    /// alternating its rails alternates the destination's). None when no link of `dst` can
+    /// be reached from `s0` (another plane). A node with one link: that link's switch.
+    #[inline]
+    pub fn dst_switch_for(&self, s0: usize, rail: usize, dst: usize) -> Option<u32> {
+        let links = self.net.node_links(dst);
+        if links.len() == 1 {
+            let t = links[0].0;
+            let n = self.net.num_routers();
+            return (self.switch_dist.is_empty()
+                || self.switch_dist[s0 * n + t as usize] != u8::MAX)
+                .then_some(t);
+        }
+        let n = self.net.num_routers();
+        let row = &self.switch_dist[s0 * n..(s0 + 1) * n];
+        let best = links.iter().map(|&(t, _)| row[t as usize]).min()?;
+        if best == u8::MAX {
+            return None;
+        }
+        let nearest = || links.iter().filter(move |&&(t, _)| row[t as usize] == best);
+        let count = nearest().count();
+        nearest().nth(rail % count).map(|&(t, _)| t)
     }
 
     /// The switch `pkt` is routed towards at switch `s`: its intermediate switch while it
@@ -356,7 +400,7 @@ impl Kernel {
     pub fn minimal_ports(&self, s: usize, pkt: u32) -> Vec<u16> {
         let p = self.pool.get(pkt);
         if p.dst_switch as usize == s {
-            return vec![self.net.attach[p.dst as usize].1];
+            return vec![self.node_port(s, p.dst)];
         }
         self.route.group(s, p.dst_switch as usize, p.dst).to_vec()
     }
@@ -645,7 +689,14 @@ impl Kernel {
                     break;
                 }
                 let size = fl.next_message();
-                let interval = size as f64 / fl.spec.rate;
+                // A greedy source creates messages at up to its node's link rate: w link
+                // rates for a node of w links (rails).
+                let links = if fl.greedy() {
+                    self.net.node_links(fl.spec.src as usize).len() as f64
+                } else {
+                    1.0
+                };
+                let interval = size as f64 / (fl.spec.rate * links);
                 let msg = Message {
                     flow: f as u32,
                     size,
@@ -748,6 +799,9 @@ impl Kernel {
     /// Every NIC with packets and a free link sends its oldest, if its switch's injection
     /// buffer takes it (the VC with the most room).
     fn inject<M: Mechanism>(&mut self, m: &mut M) {
+        if self.net.multi_rail() {
+            return self.inject_rails(m);
+        }
         let mut i = 0;
         while i < self.nic_active.len() {
             let n = self.nic_active[i] as usize;
@@ -820,6 +874,115 @@ impl Kernel {
                 i += 1;
             }
         }
+    }
+
+    /// Injection on a network where some node has several links (rails): every NIC with
+    /// packets sends its oldest, again and again, each on a rail `nic.rail_selection`
+    /// picks (a free link whose switch input can take it), so that a node of w rails starts
+    /// up to w packets a cycle; the packet is routed to the destination's link
+    /// [`Kernel::dst_switch_for`] names.
+    fn inject_rails<M: Mechanism>(&mut self, m: &mut M) {
+        let mut i = 0;
+        while i < self.nic_active.len() {
+            let n = self.nic_active[i] as usize;
+            while let Some(&pkt) = self.nics[n].queue.front() {
+                if !m.may_inject(self, n, pkt) {
+                    break;
+                }
+                let Some((rail, vc, dst_switch)) = self.pick_rail(n, pkt) else {
+                    break;
+                };
+                self.send_on_rail(n, rail, pkt, vc, dst_switch);
+            }
+            if self.nics[n].is_empty() {
+                self.nic_listed[n] = false;
+                self.nic_active.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Whether node `n` can send `pkt` on its rail `rail` now: its link free, the
+    /// destination reachable from that rail's switch, and the switch's input able to take
+    /// it. Then the input VC (global index), its room, and the destination switch.
+    #[inline]
+    fn rail_takes(&self, n: usize, rail: usize, pkt: &Packet) -> Option<(u32, u32, u32)> {
+        if self.nics[n].rail_busy[rail] > self.now {
+            return None;
+        }
+        let (s, pt) = self.net.node_links(n)[rail];
+        let dst_switch = self.dst_switch_for(s as usize, rail, pkt.dst as usize)?;
+        let gp = (self.net.port_base[s as usize] + pt as u32) as usize;
+        let mut p = *pkt;
+        p.dst_switch = dst_switch;
+        let q = self.queue_at(gp, &p, None, true)?;
+        let vc = self.vc_base[gp] + q as u32;
+        Some((vc, self.fc.room(vc), dst_switch))
+    }
+
+    /// The rail node `n` sends `pkt` on now (`nic.rail_selection`), with the input VC it
+    /// joins and its destination switch; None: it waits.
+    fn pick_rail(&self, n: usize, pkt: u32) -> Option<(usize, u32, u32)> {
+        use crate::config::RailSelection;
+        let p = *self.pool.get(pkt);
+        let w = self.net.node_links(n).len();
+        let from = self.nics[n].rail_next as usize;
+        match self.rail_selection {
+            RailSelection::DModK => {
+                // Rail d mod w among the rails from which d can be reached (all of them
+                // on an XGFT), waited for.
+                let reach = |r: usize| {
+                    let s = self.net.node_links(n)[r].0 as usize;
+                    self.dst_switch_for(s, r, p.dst as usize).is_some()
+                };
+                let count = (0..w).filter(|&r| reach(r)).count().max(1);
+                let r = (0..w).filter(|&r| reach(r)).nth(p.dst as usize % count)?;
+                self.rail_takes(n, r, &p).map(|(vc, _, d)| (r, vc, d))
+            }
+            RailSelection::RoundRobin => (0..w).find_map(|j| {
+                let r = (from + j) % w;
+                self.rail_takes(n, r, &p).map(|(vc, _, d)| (r, vc, d))
+            }),
+            RailSelection::LeastLoaded => {
+                let mut best: Option<(usize, u32, u32, u32)> = None;
+                for j in 0..w {
+                    let r = (from + j) % w;
+                    if let Some((vc, room, d)) = self.rail_takes(n, r, &p) {
+                        if best.is_none_or(|b| room > b.2) {
+                            best = Some((r, vc, room, d));
+                        }
+                    }
+                }
+                best.map(|(r, vc, _, d)| (r, vc, d))
+            }
+        }
+    }
+
+    /// Node `n` sends `pkt`, the head of its queue, on its rail `rail` into input VC `vc`
+    /// of that rail's switch, routed to destination switch `dst_switch`.
+    fn send_on_rail(&mut self, n: usize, rail: usize, pkt: u32, vc: u32, dst_switch: u32) {
+        let links = self.net.node_links(n);
+        let w = links.len();
+        let (s, pt) = links[rail];
+        let gp = (self.net.port_base[s as usize] + pt as u32) as usize;
+        let base = self.vc_base[gp];
+        let len = self.pool.get(pkt).len as u32;
+        self.fc.take(vc, len);
+        let nic = &mut self.nics[n];
+        nic.queue.pop_front();
+        nic.queued -= len;
+        nic.rail_busy[rail] = self.now + len as u64 * self.phit_cycles[gp] as u64;
+        nic.rail_next = ((rail + 1) % w) as u32;
+        self.rail_sent[self.net.rail_base[n] as usize + rail] += len as u64;
+        let p = self.pool.get_mut(pkt);
+        p.inject_time = self.now as u32;
+        p.vc = (vc - base) as u16;
+        p.dst_switch = dst_switch;
+        self.collector.on_inject(self.now, s as usize);
+        self.last_move = self.now;
+        let at = self.now + self.net.ports[gp].latency as u64;
+        self.wheel.at(self.now, at, Ev::Arrive { pkt, vc });
     }
 
     /// The head of `pkt` reaches its destination NIC; its tail follows `len - 1` phits later.
@@ -961,6 +1124,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, mut m: M) -> Result<Sim<Cioq, M>, 
                 g: df.g,
             };
             let net = df.network();
+            rails_supported(cfg, &net, false)?;
             // VCs by position in l-g-l (the global hops taken), as FOGSim and the
             // input-queued engine have them: counting local hops instead put the last local
             // hop of a packet that skipped the first on local VC 0, the VC of other packets'
@@ -989,6 +1153,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, mut m: M) -> Result<Sim<Cioq, M>, 
                 g: 1,
             };
             let net = g.network();
+            rails_supported(cfg, &net, m.sends_control() || asks)?;
             let route = tables::for_config(cfg, &net)?
                 .unwrap_or_else(|| RouteTable::new(&net, VcPolicy::Hops))
                 .with_selection(&cfg.routing, cfg.simulation.seed, None)
@@ -1006,6 +1171,7 @@ pub fn build_with<M: Mechanism>(cfg: &Config, mut m: M) -> Result<Sim<Cioq, M>, 
                 g: 1,
             };
             let net = g.network();
+            rails_supported(cfg, &net, m.sends_control() || asks)?;
             // Shortest paths on fat trees and multistage networks go up, then down: free
             // of deadlock on one VC.
             let route = tables::for_config(cfg, &net)?
@@ -1492,7 +1658,16 @@ impl Kernel {
             control_vcs: control,
             pending_control: Vec::new(),
             control: ControlCount::default(),
-            nics: (0..nodes).map(|_| Nic::default()).collect(),
+            nics: (0..nodes)
+                .map(|n| Nic {
+                    rail_busy: if net.multi_rail() {
+                        vec![0; net.node_links(n).len()]
+                    } else {
+                        Vec::new()
+                    },
+                    ..Nic::default()
+                })
+                .collect(),
             nic_active: Vec::new(),
             nic_listed: vec![false; nodes],
             collector: Collector::new(ws, we, routers, sim.series_window),
@@ -1533,6 +1708,14 @@ impl Kernel {
             via_by_group: true,
             route_rng: Rng::new(cfg.simulation.seed ^ 0x524F_5554_4552_5321),
             pb: None,
+            rail_selection: cfg.nic.rail_selection,
+            rail_sent: vec![0; net.rails.len()],
+            rail_sent_at_window_start: Vec::new(),
+            switch_dist: if net.multi_rail() {
+                switch_distances(&net)
+            } else {
+                Vec::new()
+            },
             net,
         })
     }
@@ -1545,6 +1728,87 @@ impl Kernel {
             }
         }
     }
+}
+
+/// What nodes with several links (rails) do not run with yet, refused naming the key; and
+/// `nic.rail_selection` on a network whose nodes have one link each.
+fn rails_supported(cfg: &Config, net: &Network, mechanism: bool) -> Result<(), ConfigError> {
+    let err = |field: &str, message: String| {
+        Err(ConfigError::Field {
+            field: field.into(),
+            message,
+        })
+    };
+    if !net.multi_rail() {
+        if cfg.nic.rail_selection != crate::config::RailSelection::default() {
+            return err(
+                "nic.rail_selection",
+                format!(
+                    "\"{}\" chooses among a node's links, and every node of this network has one: \
+                     remove the key, or give nodes several links (topology.xgft.w with w1 > 1, \
+                     topology.graph.rails)",
+                    cfg.nic.rail_selection.name()
+                ),
+            );
+        }
+        return Ok(());
+    }
+    let why = "nodes with several links (topology.xgft.w[0] > 1, topology.graph.rails)";
+    if cfg.routing.paths != crate::config::Paths::Shortest {
+        return err(
+            "routing.paths",
+            format!(
+                "\"{}\" is not available with {why}: their packets are routed on every shortest \
+                 path (routing.paths = \"shortest\", with any routing.selection)",
+                cfg.routing.paths.name()
+            ),
+        );
+    }
+    if cfg.nic.admittance {
+        return err(
+            "nic.admittance",
+            format!(
+                "admittance queues are not available with {why} yet: their NICs keep one \
+                 injection queue; remove the key"
+            ),
+        );
+    }
+    if mechanism {
+        return err(
+            "qcn",
+            format!(
+                "a congestion mechanism ([qcn]) is not available with {why} yet: its \
+                 notifications go back to the switch of a packet's source, which has several"
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Switch-to-switch distances in hops, `[from * switches + to]`, by breadth-first search
+/// from every switch (`u8::MAX`: not reachable; longer distances are kept at 254).
+fn switch_distances(net: &Network) -> Vec<u8> {
+    let n = net.num_routers();
+    let mut dist = vec![u8::MAX; n * n];
+    let mut queue = std::collections::VecDeque::with_capacity(n);
+    for from in 0..n {
+        let row = &mut dist[from * n..(from + 1) * n];
+        row[from] = 0;
+        queue.clear();
+        queue.push_back(from);
+        while let Some(s) = queue.pop_front() {
+            for p in 0..net.radix(s) {
+                let info = net.port(s, p);
+                if matches!(info.class, PortClass::Local | PortClass::Global)
+                    && row[info.peer as usize] == u8::MAX
+                {
+                    row[info.peer as usize] = row[s].saturating_add(1).min(254);
+                    queue.push_back(info.peer as usize);
+                }
+            }
+        }
+    }
+    dist
 }
 
 /// How a message names the ports of `class`.
@@ -1572,6 +1836,7 @@ impl<S: Switch, M: Mechanism> Sim<S, M> {
         let k = &mut self.k;
         if k.now == k.collector.window_start {
             k.sent_at_window_start = k.sent.clone();
+            k.rail_sent_at_window_start = k.rail_sent.clone();
         }
         if k.meas.series_due(k.now) {
             k.meas.snapshot(k.now, &k.sent);

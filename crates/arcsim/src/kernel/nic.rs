@@ -3,6 +3,12 @@
 //! `router.packet_length` phits (the last one shorter) as it enters the injection queue;
 //! the receiving NIC counts a message's phits as its packets arrive, in any order, and
 //! the message is delivered when the last one is in.
+//!
+//! A node with several links to the network (rails: an XGFT with w1 > 1, a graph's
+//! `rails`) keeps one injection queue and sends its oldest packet on a rail that
+//! `nic.rail_selection` picks, each rail with its own link and its own credits towards its
+//! switch's input, so that it starts up to one packet per rail per cycle; it receives on
+//! every rail, and reassembly does not care which rail a packet came by.
 
 use crate::config::FlowSpec;
 use std::collections::{BTreeMap, VecDeque};
@@ -23,6 +29,11 @@ pub struct Nic {
     pub queued: u32,
     /// The link into the switch carries a packet until this cycle.
     pub link_busy: u64,
+    /// Nodes with several links (rails), on a network where some node has them: per rail,
+    /// its link into its switch carries a packet until this cycle (`link_busy` is then
+    /// unused); and the rail to try first next (round robin). Empty elsewhere.
+    pub rail_busy: Vec<u64>,
+    pub rail_next: u32,
 }
 
 impl Nic {

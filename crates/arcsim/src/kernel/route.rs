@@ -174,7 +174,7 @@ impl RouteTable {
         }
         let with_nodes: Vec<bool> = {
             let mut v = vec![false; n];
-            for &(s, _) in &net.attach {
+            for &(s, _) in net.all_node_links() {
                 v[s as usize] = true;
             }
             v
@@ -242,6 +242,10 @@ impl RouteTable {
         // unique minimal paths).
         for s in (0..n).filter(|&s| with_nodes[s]) {
             for d in (0..n).filter(|&d| with_nodes[d] && d != s) {
+                if table.ports_towards(s, d).is_empty() {
+                    // Not reachable: another plane of nodes with several links.
+                    continue;
+                }
                 let (mut at, mut hops, mut class) = (s, 0u32, [0u32; 2]);
                 while at != d {
                     let p = table.ports_towards(at, d)[0] as usize;

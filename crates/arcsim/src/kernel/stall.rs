@@ -117,7 +117,7 @@ fn step<S: Switch>(k: &Kernel, sw: &S, b: Buffer) -> (String, Option<Buffer>) {
             );
             // The output it would take: its node's port, or its routing's first choice.
             let o = if p.kind == Kind::Data && p.dst_switch as usize == s {
-                k.net.attach[p.dst as usize].1 as usize
+                k.node_port(s, p.dst) as usize
             } else {
                 let ports = k.route.group(s, p.dst_switch as usize, p.dst);
                 ports[k.route.first_choice(s, p.src, p.dst, ports.len())] as usize

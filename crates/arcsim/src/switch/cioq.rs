@@ -466,7 +466,7 @@ impl Cioq {
             return take(in_queue as usize).map(|(o, v)| (o, v, NO_CHOICE));
         }
         if p.dst_switch as usize == s {
-            return take(k.net.attach[p.dst as usize].1 as usize).map(|(o, v)| (o, v, NO_CHOICE));
+            return take(k.node_port(s, p.dst) as usize).map(|(o, v)| (o, v, NO_CHOICE));
         }
         let route = &k.route;
         let target = k.target_at(s, p);

@@ -240,6 +240,8 @@ impl Topology for Dragonfly {
             port_base,
             ports,
             attach,
+            rail_base: Vec::new(),
+            rails: Vec::new(),
         }
     }
 }

@@ -7,7 +7,8 @@
 //! above. Here a vertex of level i is numbered `X · W_i + Y`, X the x digits (x_(i+1)
 //! lowest) and Y the y digits (y_1 lowest), W_i = w_1 ·· w_i.
 //!
-//! Switches are numbered level by level from the leaves (level 1) up. Every link is of
+//! Switches are numbered level by level from the leaves (level 1) up. With w_1 > 1 a node
+//! has w_1 links (rails), one to each of its parents. Every link is of
 //! class `Local` (the up and down directions of a link are its two ports: a switch's ports
 //! are its nodes, then its links down in child order, then its links up in order of
 //! y_(i+1)); its latency is `topology.local_latency`.
@@ -101,13 +102,22 @@ impl Xgft {
 
     /// The wiring as a graph, and the divisors of d-mod-k and d-mod-m for each switch: at a
     /// switch of level i, the up port is floor(d / (w_1 ·· w_i)) mod w_(i+1) (d-mod-k) or
-    /// floor(d / (m_1 ·· m_i)) mod w_(i+1) (d-mod-m). Needs w_1 = 1.
+    /// floor(d / (m_1 ·· m_i)) mod w_(i+1) (d-mod-m). With w_1 > 1 every node has w_1
+    /// links (rails), to the leaves (x_h .. x_2, y_1) for each y_1: node d's first link is
+    /// `hosts[d]`, the others `rails` in order of y_1.
     pub fn generate(&self) -> Generated {
-        assert_eq!(self.w[0], 1, "validation keeps w1 = 1");
         let h = self.height();
         let switches: u64 = (1..=h).map(|l| self.level_size(l)).sum();
         let nodes = self.level_size(0);
-        let hosts: Vec<u32> = (0..nodes).map(|d| (d / self.m[0] as u64) as u32).collect();
+        let hosts: Vec<u32> = (0..nodes).map(|d| self.parent(0, d, 0) as u32).collect();
+        let rails = (0..nodes)
+            .flat_map(|d| {
+                (1..self.w[0]).map(move |y| crate::config::GraphRail {
+                    node: d as u32,
+                    switch: self.parent(0, d, y) as u32,
+                })
+            })
+            .collect();
         let mut links = Vec::new();
         for i in 1..h {
             let base = self.switch_base(i);
@@ -140,6 +150,7 @@ impl Xgft {
                 switches: switches as u32,
                 hosts,
                 links,
+                rails,
                 ..Default::default()
             },
             terminal_latency: self.terminal_latency,

@@ -31,8 +31,13 @@ impl Graph {
 
 impl Topology for Graph {
     fn describe(&self) -> String {
+        let rails = if self.cfg.rails.is_empty() {
+            String::new()
+        } else {
+            format!(" ({} further node links)", self.cfg.rails.len())
+        };
         format!(
-            "graph of {} switches, {} nodes, {} links",
+            "graph of {} switches, {} nodes{rails}, {} links",
             self.cfg.switches,
             self.cfg.hosts.len(),
             self.cfg.links.len()
@@ -56,17 +61,25 @@ impl Topology for Graph {
         };
         let mut ports = vec![unused; total as usize];
         let mut next: Vec<u32> = vec![0; radix.len()];
-        let mut attach = Vec::with_capacity(self.cfg.hosts.len());
-        for (node, &s) in self.cfg.hosts.iter().enumerate() {
-            let p = next[s as usize];
-            next[s as usize] += 1;
-            ports[(port_base[s as usize] + p) as usize] = PortInfo {
-                class: PortClass::Terminal,
-                peer: node as u32,
-                peer_port: 0,
-                latency: self.terminal_latency,
-            };
-            attach.push((s, p as u16));
+        // Node links in node order, each node's rails in rail order: `hosts[n]`, then its
+        // `rails` entries as listed.
+        let mut links: Vec<Vec<(u32, u16)>> =
+            self.cfg.hosts.iter().map(|&s| vec![(s, 0u16)]).collect();
+        for r in &self.cfg.rails {
+            links[r.node as usize].push((r.switch, 0));
+        }
+        for (node, l) in links.iter_mut().enumerate() {
+            for (s, port) in l.iter_mut() {
+                let p = next[*s as usize];
+                next[*s as usize] += 1;
+                ports[(port_base[*s as usize] + p) as usize] = PortInfo {
+                    class: PortClass::Terminal,
+                    peer: node as u32,
+                    peer_port: 0,
+                    latency: self.terminal_latency,
+                };
+                *port = p as u16;
+            }
         }
         for l in &self.cfg.links {
             let (pa, pb) = (next[l.a as usize], next[l.b as usize]);
@@ -90,11 +103,15 @@ impl Topology for Graph {
                 latency: l.latency,
             };
         }
-        Network {
+        let mut net = Network {
             port_base,
             ports,
-            attach,
-        }
+            attach: Vec::new(),
+            rail_base: Vec::new(),
+            rails: Vec::new(),
+        };
+        net.set_node_links(links);
+        net
     }
 }
 
@@ -134,6 +151,46 @@ mod tests {
         assert_eq!(net.port(1, 2).peer, 0);
         assert_eq!(net.port(1, 3).peer, 2);
         assert_eq!(net.port(0, 2).latency, 3);
+    }
+
+    #[test]
+    fn rails_take_ports_in_node_order_and_every_two_nodes_must_share_a_part() {
+        use crate::config::GraphRail;
+        let rail = |node, switch| GraphRail { node, switch };
+        // Three switches, no links: node 0 on 0 and 1, node 1 on 1 and 2, node 2 on 2 and 0.
+        // No switch has every node, but every two nodes share one.
+        let mut cfg = GraphConfig {
+            switches: 3,
+            hosts: vec![0, 1, 2],
+            rails: vec![rail(0, 1), rail(1, 2), rail(2, 0)],
+            ..Default::default()
+        };
+        cfg.validate().unwrap();
+        let net = Graph::new(&cfg, 1).network();
+        net.check_wiring().unwrap();
+        assert!(net.multi_rail());
+        assert_eq!(net.attach, vec![(0, 0), (1, 1), (2, 1)]);
+        // Switch 0's ports: node 0, then node 2 (node order); switch 1's: node 0, node 1.
+        assert_eq!(net.node_links(0), &[(0, 0), (1, 0)]);
+        assert_eq!(net.node_links(2), &[(2, 1), (0, 1)]);
+        assert_eq!(net.port_to_node(1, 1), Some(1));
+        assert_eq!(net.port_to_node(1, 2), None);
+        // A fourth node on switch 0 alone shares nothing with node 1 (switches 1 and 2).
+        cfg.hosts.push(0);
+        let e = cfg.validate().unwrap_err().to_string();
+        assert!(e.contains("node 3") && e.contains("node 1"), "{e}");
+        // Without rails the network keeps one lookup per node.
+        let plain = Graph::new(
+            &GraphConfig {
+                switches: 1,
+                hosts: vec![0, 0],
+                ..Default::default()
+            },
+            1,
+        )
+        .network();
+        assert!(!plain.multi_rail());
+        assert_eq!(plain.node_links(1), &[(0, 1)]);
     }
 
     #[test]

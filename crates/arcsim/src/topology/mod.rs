@@ -89,8 +89,15 @@ pub struct Network {
     /// `port_base[r]..port_base[r+1]` are router r's ports in `ports`.
     pub port_base: Vec<u32>,
     pub ports: Vec<PortInfo>,
-    /// For every terminal, the router and port it attaches to.
+    /// For every terminal, the router and port it attaches to (its first link, where it
+    /// has several).
     pub attach: Vec<(u32, u16)>,
+    /// Nodes with several links to the network ("rails": an XGFT with w1 > 1, a graph's
+    /// `rails`): node n's links are `rails[rail_base[n]..rail_base[n + 1]]`, the first
+    /// being `attach[n]`. Both empty when every node has one link, so that single-link
+    /// networks keep their one lookup.
+    pub rail_base: Vec<u32>,
+    pub rails: Vec<(u32, u16)>,
 }
 
 impl Network {
@@ -105,6 +112,68 @@ impl Network {
     }
     pub fn port(&self, router: usize, port: usize) -> &PortInfo {
         &self.ports[self.port_base[router] as usize + port]
+    }
+
+    /// Whether some node has several links to the network.
+    #[inline]
+    pub fn multi_rail(&self) -> bool {
+        !self.rail_base.is_empty()
+    }
+
+    /// Node `n`'s links (rails), each its switch and port there: rail 0 is `attach[n]`.
+    #[inline]
+    pub fn node_links(&self, n: usize) -> &[(u32, u16)] {
+        if self.rail_base.is_empty() {
+            std::slice::from_ref(&self.attach[n])
+        } else {
+            &self.rails[self.rail_base[n] as usize..self.rail_base[n + 1] as usize]
+        }
+    }
+
+    /// Every node link of the network (every node's rails, node by node).
+    pub fn all_node_links(&self) -> &[(u32, u16)] {
+        if self.rail_base.is_empty() {
+            &self.attach
+        } else {
+            &self.rails
+        }
+    }
+
+    /// The port of switch `s` that leads to node `n`, if `n` has a link there (a node has
+    /// at most one link to each switch).
+    #[inline]
+    pub fn port_to_node(&self, s: usize, n: usize) -> Option<u16> {
+        let (sw, port) = self.attach[n];
+        if sw as usize == s {
+            return Some(port);
+        }
+        self.other_port_to_node(s, n)
+    }
+
+    #[inline(never)]
+    fn other_port_to_node(&self, s: usize, n: usize) -> Option<u16> {
+        self.node_links(n)
+            .iter()
+            .find(|&&(sw, _)| sw as usize == s)
+            .map(|&(_, p)| p)
+    }
+
+    /// Give the nodes the links `links[n]` (each node's first link is `attach[n]`): fills
+    /// `rail_base` and `rails` when some node has more than one.
+    pub fn set_node_links(&mut self, links: Vec<Vec<(u32, u16)>>) {
+        self.attach = links.iter().map(|l| l[0]).collect();
+        if links.iter().all(|l| l.len() == 1) {
+            self.rail_base = Vec::new();
+            self.rails = Vec::new();
+            return;
+        }
+        self.rail_base = Vec::with_capacity(links.len() + 1);
+        self.rails = Vec::new();
+        for l in &links {
+            self.rail_base.push(self.rails.len() as u32);
+            self.rails.extend_from_slice(l);
+        }
+        self.rail_base.push(self.rails.len() as u32);
     }
 
     /// Check that every link is symmetric and every terminal attaches where it says. A
@@ -127,7 +196,10 @@ impl Network {
                         }
                     }
                     PortClass::Terminal => {
-                        if self.attach[info.peer as usize] != (r as u32, p as u16) {
+                        if !self
+                            .node_links(info.peer as usize)
+                            .contains(&(r as u32, p as u16))
+                        {
                             return Err(format!(
                                 "terminal {} attach mismatch at router {r} port {p}",
                                 info.peer
