@@ -277,7 +277,7 @@ fn every_vc_serves_up_down_routes_and_lifts_saturation() {
             ) {
                 let base = k.vc_base[gp] as usize;
                 above_zero += (1..k.vc_count[gp] as usize)
-                    .map(|v| k.fc.occupancy[base + v] as u64)
+                    .map(|v| k.fc.occupancy((base + v) as u32) as u64)
                     .sum::<u64>();
             }
         }

@@ -27,14 +27,12 @@ pub struct FlowControl {
     xon: u32,
     /// Port-level credits with Xon/Xoff per queue (`xoff` > 0).
     queue_xoff: bool,
-    /// Receiver side, per input VC: capacity in phits (u32::MAX: unbounded), phits held or
-    /// arriving, whether a PAUSE is outstanding.
+    /// Per input VC, capacity in phits (u32::MAX: unbounded); the same as `vcs[v].capacity`,
+    /// as a slice for reports.
     pub capacity: Vec<u32>,
-    pub occupancy: Vec<u32>,
-    paused_sender: Vec<bool>,
-    /// Sender side, per input VC downstream: credits in phits, whether paused.
-    pub credits: Vec<u32>,
-    pub paused: Vec<bool>,
+    /// Per input VC, both sides of its flow control in one record (16 bytes, four to a
+    /// cache line), so that an event or a sender's test touches one line, not one per field.
+    vcs: Vec<VcState>,
     /// PAUSE frames sent, for the report.
     pub pauses_sent: u64,
     /// Port-level credits: per input VC its port; per port its memory, phits held and the
@@ -47,6 +45,20 @@ pub struct FlowControl {
     pub peak_queue: u32,
 }
 
+/// One input VC's flow control: the receiver's side (capacity, phits held or arriving,
+/// whether a PAUSE is outstanding) and the sender's (credits in phits, whether paused).
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(align(16))]
+struct VcState {
+    capacity: u32,
+    occupancy: u32,
+    credits: u32,
+    paused: bool,
+    paused_sender: bool,
+}
+
+const _: () = assert!(std::mem::size_of::<VcState>() == 16);
+
 impl FlowControl {
     pub fn new(kind: FlowControlKind, xoff: u32, xon: u32, capacity: Vec<u32>) -> FlowControl {
         let capacity = if kind == FlowControlKind::None {
@@ -54,16 +66,20 @@ impl FlowControl {
         } else {
             capacity
         };
-        let n = capacity.len();
+        let vcs = capacity
+            .iter()
+            .map(|&c| VcState {
+                capacity: c,
+                credits: c,
+                ..VcState::default()
+            })
+            .collect();
         FlowControl {
             kind,
             xoff,
             xon,
             queue_xoff: kind == FlowControlKind::PortCredits && xoff > 0,
-            credits: capacity.clone(),
-            occupancy: vec![0; n],
-            paused_sender: vec![false; n],
-            paused: vec![false; n],
+            vcs,
             capacity,
             pauses_sent: 0,
             vc_port: Vec::new(),
@@ -90,15 +106,47 @@ impl FlowControl {
         self.vc_port[vc as usize] as usize
     }
 
+    /// Credits the sender upstream of input VC `vc` holds.
+    #[inline]
+    pub fn credits(&self, vc: u32) -> u32 {
+        self.vcs[vc as usize].credits
+    }
+
+    /// Set the credits of the sender upstream of input VC `vc` (tests).
+    pub fn set_credits(&mut self, vc: u32, credits: u32) {
+        self.vcs[vc as usize].credits = credits;
+    }
+
+    /// Phits input VC `vc` holds or has arriving.
+    #[inline]
+    pub fn occupancy(&self, vc: u32) -> u32 {
+        self.vcs[vc as usize].occupancy
+    }
+
+    /// Input VC `vc`'s capacity less [`Self::room`]: the phits it holds as far as its
+    /// sender knows (least-loaded selections).
+    #[inline(always)]
+    pub fn held_by_room(&self, vc: u32) -> u32 {
+        self.vcs[vc as usize].capacity.saturating_sub(self.room(vc))
+    }
+
+    /// Phits input VC `vc` holds as far as its sender's credits tell: its capacity less
+    /// the credits.
+    #[inline(always)]
+    pub fn held_by_credits(&self, vc: u32) -> u32 {
+        let v = &self.vcs[vc as usize];
+        v.capacity.saturating_sub(v.credits)
+    }
+
     /// Whether the sender upstream of input VC `vc` may start a packet of `len` phits into it.
     #[inline(always)]
     pub fn can_send(&self, vc: u32, len: u32) -> bool {
         match self.kind {
-            FlowControlKind::Credits => self.credits[vc as usize] >= len,
-            FlowControlKind::Pfc => !self.paused[vc as usize],
+            FlowControlKind::Credits => self.vcs[vc as usize].credits >= len,
+            FlowControlKind::Pfc => !self.vcs[vc as usize].paused,
             FlowControlKind::None => true,
             FlowControlKind::PortCredits => {
-                self.port_credits[self.port(vc)] >= len && !self.paused[vc as usize]
+                self.port_credits[self.port(vc)] >= len && !self.vcs[vc as usize].paused
             }
         }
     }
@@ -107,7 +155,7 @@ impl FlowControl {
     #[inline]
     pub fn take(&mut self, vc: u32, len: u32) {
         match self.kind {
-            FlowControlKind::Credits => self.credits[vc as usize] -= len,
+            FlowControlKind::Credits => self.vcs[vc as usize].credits -= len,
             FlowControlKind::PortCredits => {
                 let p = self.port(vc);
                 self.port_credits[p] -= len;
@@ -121,14 +169,14 @@ impl FlowControl {
     #[inline(always)]
     pub fn room(&self, vc: u32) -> u32 {
         match self.kind {
-            FlowControlKind::Credits => self.credits[vc as usize],
-            FlowControlKind::Pfc => (!self.paused[vc as usize]) as u32,
+            FlowControlKind::Credits => self.vcs[vc as usize].credits,
+            FlowControlKind::Pfc => (!self.vcs[vc as usize].paused) as u32,
             FlowControlKind::None => 1,
             // Every queue of the port has the port's room; the emptiest queue is the
             // sender's best guess of the least contended one.
-            FlowControlKind::PortCredits if self.paused[vc as usize] => 0,
+            FlowControlKind::PortCredits if self.vcs[vc as usize].paused => 0,
             FlowControlKind::PortCredits => {
-                self.port_credits[self.port(vc)].saturating_sub(self.occupancy[vc as usize])
+                self.port_credits[self.port(vc)].saturating_sub(self.vcs[vc as usize].occupancy)
             }
         }
     }
@@ -139,11 +187,11 @@ impl FlowControl {
     #[inline]
     pub fn enter(&mut self, vc: u32, len: u32) -> Result<Option<Signal>, u32> {
         let v = vc as usize;
-        let occ = self.occupancy[v].saturating_add(len);
-        if occ > self.capacity[v] {
+        let occ = self.vcs[v].occupancy.saturating_add(len);
+        if occ > self.vcs[v].capacity {
             return Err(occ);
         }
-        self.occupancy[v] = occ;
+        self.vcs[v].occupancy = occ;
         self.peak_queue = self.peak_queue.max(occ);
         if self.kind == FlowControlKind::PortCredits {
             let p = self.port(vc);
@@ -156,9 +204,9 @@ impl FlowControl {
         }
         if (self.kind == FlowControlKind::Pfc || self.queue_xoff)
             && occ >= self.xoff
-            && !self.paused_sender[v]
+            && !self.vcs[v].paused_sender
         {
-            self.paused_sender[v] = true;
+            self.vcs[v].paused_sender = true;
             self.pauses_sent += 1;
             return Ok(Some(Signal::Pause));
         }
@@ -171,21 +219,22 @@ impl FlowControl {
     #[inline]
     pub fn leave(&mut self, vc: u32, len: u32) -> (Option<Signal>, Option<Signal>) {
         let v = vc as usize;
-        self.occupancy[v] -= len;
+        self.vcs[v].occupancy -= len;
+        let occupancy = self.vcs[v].occupancy;
         let one = match self.kind {
             FlowControlKind::Credits => Some(Signal::Credit(len)),
             FlowControlKind::PortCredits => {
                 let p = self.port(vc);
                 self.port_occupancy[p] -= len;
-                if self.queue_xoff && self.paused_sender[v] && self.occupancy[v] <= self.xon {
-                    self.paused_sender[v] = false;
+                if self.queue_xoff && self.vcs[v].paused_sender && occupancy <= self.xon {
+                    self.vcs[v].paused_sender = false;
                     return (Some(Signal::Credit(len)), Some(Signal::Resume));
                 }
                 Some(Signal::Credit(len))
             }
             FlowControlKind::Pfc => {
-                if self.paused_sender[v] && self.occupancy[v] <= self.xon {
-                    self.paused_sender[v] = false;
+                if self.vcs[v].paused_sender && occupancy <= self.xon {
+                    self.vcs[v].paused_sender = false;
                     Some(Signal::Resume)
                 } else {
                     None
@@ -205,9 +254,9 @@ impl FlowControl {
                 let p = self.port(vc);
                 self.port_credits[p] += n;
             }
-            Signal::Credit(n) => self.credits[v] += n,
-            Signal::Pause => self.paused[v] = true,
-            Signal::Resume => self.paused[v] = false,
+            Signal::Credit(n) => self.vcs[v].credits += n,
+            Signal::Pause => self.vcs[v].paused = true,
+            Signal::Resume => self.vcs[v].paused = false,
         }
     }
 }
@@ -222,10 +271,23 @@ mod tests {
         assert!(fc.can_send(0, 16));
         fc.take(0, 16);
         assert!(!fc.can_send(0, 1));
+        // The sender counts the whole buffer as held until its credits come back.
+        assert_eq!(
+            (fc.credits(0), fc.held_by_credits(0), fc.held_by_room(0)),
+            (0, 16, 16)
+        );
         assert_eq!(fc.enter(0, 16), Ok(None));
         assert_eq!(fc.leave(0, 16), (Some(Signal::Credit(16)), None));
+        assert_eq!(fc.occupancy(0), 0);
         fc.receive(0, Signal::Credit(16));
         assert!(fc.can_send(0, 16));
+        assert_eq!((fc.credits(0), fc.held_by_credits(0)), (16, 0));
+        // Two VCs keep their own counts.
+        let mut fc = FlowControl::new(FlowControlKind::Credits, 0, 0, vec![16, 32]);
+        fc.take(1, 8);
+        assert_eq!(fc.enter(1, 8), Ok(None));
+        assert_eq!((fc.credits(0), fc.credits(1)), (16, 24));
+        assert_eq!((fc.occupancy(0), fc.occupancy(1)), (0, 8));
     }
 
     #[test]

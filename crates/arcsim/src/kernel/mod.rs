@@ -450,7 +450,7 @@ impl Kernel {
                 .map(|&o| {
                     let gp = k.net.port_base[s] as usize + o as usize;
                     let down = k.downstream_vc(gp, 0) as usize;
-                    k.fc.capacity[down].saturating_sub(k.fc.room(down as u32)) as u64
+                    k.fc.held_by_room(down as u32) as u64
                 })
                 .min()
                 .unwrap_or(0)

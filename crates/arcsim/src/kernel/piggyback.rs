@@ -239,7 +239,7 @@ impl Piggyback {
 /// The phits input VC `vc` holds or is owed, as its sender's credits tell.
 #[inline]
 fn occupancy(k: &Kernel, vc: u32) -> u64 {
-    k.fc.capacity[vc as usize].saturating_sub(k.fc.credits[vc as usize]) as u64
+    k.fc.held_by_credits(vc) as u64
 }
 
 /// FOGSim's flag threshold: `factor` × `mean` + `margin` phits, truncated to whole phits
@@ -322,7 +322,7 @@ mod tests {
         // Hold `phits` at VC `vc` of switch 0's global port `j`, as its credits tell.
         let hold = |k: &mut Kernel, j: usize, vc: u16, phits: u32| {
             let d = k.downstream_vc(ports[j], vc) as usize;
-            k.fc.credits[d] = k.fc.capacity[d] - phits;
+            k.fc.set_credits(d as u32, k.fc.capacity[d] - phits);
         };
         // Port 0 holds 319 phits on VC 0 (159.5 per VC), port 1 10: the mean per VC is
         // 329 / 6 = 54.83, the threshold ⌊2 × 54.83 + 5 × 10⌋ = ⌊159.67⌋ = 159. Port 0 is

@@ -189,7 +189,7 @@ fn downstream(k: &Kernel, down: u32, len: u16) -> String {
         ", next buffer {} VC {}: {} of {} phits held, {} for the packet",
         k.port_name(gp),
         down - k.vc_base[gp],
-        k.fc.occupancy[down as usize],
+        k.fc.occupancy(down),
         k.fc.capacity[down as usize],
         if k.fc.can_send(down, len as u32) {
             "room"

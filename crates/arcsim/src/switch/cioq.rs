@@ -65,6 +65,11 @@ pub struct Cioq {
     heads: Vec<u32>,
     /// Per global port: its state, one record.
     port: Vec<Port>,
+    /// Per global port: what its output reads of the wiring, in 16 bytes (four to a cache
+    /// line, a switch's ports side by side), so that testing an output or weighing its
+    /// load reads one small record instead of the kernel's port, peer, VC-base and VC-set
+    /// tables.
+    link: Vec<Link>,
     /// Per output queue: packets (whole, each with the cycle it may leave), and the phits
     /// reserved in it (packets crossing the crossbar included).
     queue: Vec<VecDeque<u32>>,
@@ -155,11 +160,31 @@ struct Port {
 
 const _: () = assert!(std::mem::size_of::<Port>() == 64);
 
+/// An output's wiring as the allocator reads it (constant through a run).
+#[derive(Debug, Clone, Copy)]
+#[repr(align(16))]
+struct Link {
+    /// The first input VC of the buffer at the far end (`Kernel::downstream_vc` of VC 0);
+    /// 0 for a node's port.
+    down_vc_base: u32,
+    /// Its first output queue and how many it has (as `Port`'s).
+    queue_base: u32,
+    queue_count: u16,
+    class: PortClass,
+    /// VCs per level of the routing's order at the far end (`Kernel::vc_set` of the peer).
+    peer_vc_set: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<Link>() == 16);
+
 /// A set of local ports per switch: bit words, `words(s)` for switch `s`. No limit on the
 /// number of ports.
 struct PortSet {
     base: Vec<u32>,
     bits: Vec<u64>,
+    /// Every switch has at most 64 ports: switch `s`'s word is `bits[s]`, found without
+    /// reading `base` (one array touched instead of two).
+    one_word: bool,
 }
 
 impl PortSet {
@@ -169,23 +194,40 @@ impl PortSet {
             base.push(base.last().copied().unwrap_or(0) + r.div_ceil(64) as u32);
         }
         let words = *base.last().unwrap_or(&0) as usize;
+        let one_word = base.windows(2).all(|w| w[1] == w[0] + 1);
         PortSet {
             base,
             bits: vec![0; words],
+            one_word,
+        }
+    }
+    /// The word holding port `p` of switch `s`.
+    #[inline(always)]
+    fn word(&self, s: usize, p: usize) -> usize {
+        if self.one_word {
+            s
+        } else {
+            self.base[s] as usize + p / 64
         }
     }
     #[inline]
     fn insert(&mut self, s: usize, p: usize) {
-        self.bits[self.base[s] as usize + p / 64] |= 1u64 << (p % 64);
+        let w = self.word(s, p);
+        self.bits[w] |= 1u64 << (p % 64);
     }
     #[inline]
     fn remove(&mut self, s: usize, p: usize) {
-        self.bits[self.base[s] as usize + p / 64] &= !(1u64 << (p % 64));
+        let w = self.word(s, p);
+        self.bits[w] &= !(1u64 << (p % 64));
     }
     /// Copy switch `s`'s words into `out` (cleared first).
     #[inline(always)]
     fn copy(&self, s: usize, out: &mut Vec<u64>) {
         out.clear();
+        if self.one_word {
+            out.push(self.bits[s]);
+            return;
+        }
         let (a, b) = (self.base[s] as usize, self.base[s + 1] as usize);
         if b == a + 1 {
             // Up to 64 ports: one word, no call to copy memory.
@@ -260,7 +302,29 @@ impl Cioq {
                 .map(|&c| VecDeque::with_capacity(slots(c)))
                 .collect();
         let heads = vec![NONE; k.fc.capacity.len()];
+        let link = (0..n_ports)
+            .map(|gp| {
+                let class = net.ports[gp].class;
+                let wired = matches!(class, PortClass::Local | PortClass::Global);
+                Link {
+                    down_vc_base: if wired {
+                        k.vc_base[k.peer[gp] as usize]
+                    } else {
+                        0
+                    },
+                    queue_base: port[gp].queue_base,
+                    queue_count: port[gp].queue_count,
+                    class,
+                    peer_vc_set: if wired {
+                        k.vc_set[k.peer[gp] as usize]
+                    } else {
+                        0
+                    },
+                }
+            })
+            .collect();
         Cioq {
+            link,
             heads,
             speedup: cfg.switch.speedup,
             latency: cfg.switch.latency as u64,
@@ -407,7 +471,8 @@ impl Cioq {
             if self.output_done[o] == self.stamp || self.port[gp].xbar_out_busy > now {
                 return Err(self.port[gp].xbar_out_busy);
             }
-            let class = k.net.ports[gp].class;
+            let link = self.link[gp];
+            let class = link.class;
             let next = if class == PortClass::Terminal {
                 0
             } else if p.kind == Kind::Control {
@@ -420,11 +485,11 @@ impl Cioq {
                 vc
             } else {
                 let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                let next = if k.queues == QueueScheme::Vc && k.vc_set[k.peer[gp] as usize] == 1 {
+                let next = if k.queues == QueueScheme::Vc && link.peer_vc_set == 1 {
                     // `Kernel::queue_at` under VCs of one per level, inline: the routing's
                     // VC, if flow control lets the packet in now (or it may wait in the
                     // output queue).
-                    let down = k.vc_base[k.peer[gp] as usize] + ordered as u32;
+                    let down = link.down_vc_base + ordered as u32;
                     (self.hold || k.fc.can_send(down, len as u32)).then_some(ordered as u16)
                 } else {
                     k.queue_at(k.peer[gp] as usize, p, Some(ordered), !self.hold)
@@ -437,16 +502,12 @@ impl Cioq {
                     }
                 }
             };
-            let q = if self.port[gp].queue_count > 1 {
-                next
-            } else {
-                0
-            };
-            let qi = self.port[gp].queue_base as usize + q as usize;
+            let q = if link.queue_count > 1 { next } else { 0 };
+            let qi = link.queue_base as usize + q as usize;
             // The packet on the link has left the queue once the link is free.
             let (draining, dq) = self.port[gp].draining;
             let link_free = k.link_busy[gp] <= now;
-            let gone = if self.port[gp].queue_base as usize + dq as usize == qi && link_free {
+            let gone = if link.queue_base as usize + dq as usize == qi && link_free {
                 draining as u32
             } else {
                 0
@@ -538,12 +599,12 @@ impl Cioq {
                 let start = route.first_choice(s, p.src, p.dst, n);
                 let load_of = |o: usize| -> u64 {
                     let gp = base + o;
-                    let class = k.net.ports[gp].class;
+                    let class = self.link[gp].class;
                     let v = if class == PortClass::Terminal {
                         0
                     } else {
                         let ordered = k.route.next_vc(p.hops, p.global_hops, class);
-                        if k.queues == QueueScheme::Vc && k.vc_set[k.peer[gp] as usize] == 1 {
+                        if k.queues == QueueScheme::Vc && self.link[gp].peer_vc_set == 1 {
                             // What `Kernel::queue_at` chooses under VCs of one per
                             // level, inline.
                             ordered as u16
@@ -588,17 +649,14 @@ impl Cioq {
     /// credits tell (least-loaded selection).
     #[inline(always)]
     fn load(&self, k: &Kernel, gp: usize, vc: u16) -> u64 {
-        let q = if self.port[gp].queue_count > 1 {
-            vc as usize
-        } else {
-            0
-        };
-        let queued = self.queued[self.port[gp].queue_base as usize + q] as u64;
-        if k.net.ports[gp].class == PortClass::Terminal {
+        let link = self.link[gp];
+        let q = if link.queue_count > 1 { vc as usize } else { 0 };
+        let queued = self.queued[link.queue_base as usize + q] as u64;
+        if link.class == PortClass::Terminal {
             return queued;
         }
-        let down = k.downstream_vc(gp, vc) as usize;
-        let held = k.fc.capacity[down].saturating_sub(k.fc.room(down as u32)) as u64;
+        let down = (link.down_vc_base + vc as u32) as usize;
+        let held = k.fc.held_by_room(down as u32) as u64;
         queued + held
     }
 
@@ -978,5 +1036,47 @@ impl Switch for Cioq {
 
     fn input_packets(&self, vc: u32) -> impl Iterator<Item = u32> + '_ {
         self.fifo[vc as usize].iter().copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ports of switch `s` in `set`, in increasing order.
+    fn ports_of(set: &PortSet, s: usize) -> Vec<usize> {
+        let mut words = Vec::new();
+        set.copy(s, &mut words);
+        let mut out = Vec::new();
+        each_port(&words, |p| out.push(p));
+        out
+    }
+
+    #[test]
+    fn port_sets_keep_each_switch_apart_with_one_word_or_several() {
+        // Up to 64 ports everywhere: one word per switch, indexed by the switch.
+        let mut one = PortSet::new([23, 64, 1].into_iter());
+        assert!(one.one_word);
+        one.insert(0, 22);
+        one.insert(1, 0);
+        one.insert(1, 63);
+        one.insert(2, 0);
+        one.remove(1, 0);
+        assert_eq!(ports_of(&one, 0), vec![22]);
+        assert_eq!(ports_of(&one, 1), vec![63]);
+        assert_eq!(ports_of(&one, 2), vec![0]);
+        // A switch of 130 ports takes three words; one without ports none.
+        let mut many = PortSet::new([23, 130, 0, 5].into_iter());
+        assert!(!many.one_word);
+        for p in [0, 64, 65, 129] {
+            many.insert(1, p);
+        }
+        many.insert(0, 3);
+        many.insert(3, 4);
+        many.remove(1, 65);
+        assert_eq!(ports_of(&many, 0), vec![3]);
+        assert_eq!(ports_of(&many, 1), vec![0, 64, 129]);
+        assert_eq!(ports_of(&many, 2), Vec::<usize>::new());
+        assert_eq!(ports_of(&many, 3), vec![4]);
     }
 }
