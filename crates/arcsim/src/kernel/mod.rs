@@ -1785,30 +1785,19 @@ fn rails_supported(cfg: &Config, net: &Network, mechanism: bool) -> Result<(), C
     Ok(())
 }
 
-/// Switch-to-switch distances in hops, `[from * switches + to]`, by breadth-first search
-/// from every switch (`u8::MAX`: not reachable; longer distances are kept at 254).
+/// Switch-to-switch distances in hops, one byte each (`u8::MAX`: not reachable; longer
+/// distances are kept at 254), from [`Network::hop_distances`].
 fn switch_distances(net: &Network) -> Vec<u8> {
-    let n = net.num_routers();
-    let mut dist = vec![u8::MAX; n * n];
-    let mut queue = std::collections::VecDeque::with_capacity(n);
-    for from in 0..n {
-        let row = &mut dist[from * n..(from + 1) * n];
-        row[from] = 0;
-        queue.clear();
-        queue.push_back(from);
-        while let Some(s) = queue.pop_front() {
-            for p in 0..net.radix(s) {
-                let info = net.port(s, p);
-                if matches!(info.class, PortClass::Local | PortClass::Global)
-                    && row[info.peer as usize] == u8::MAX
-                {
-                    row[info.peer as usize] = row[s].saturating_add(1).min(254);
-                    queue.push_back(info.peer as usize);
-                }
+    net.hop_distances()
+        .into_iter()
+        .map(|d| {
+            if d == u32::MAX {
+                u8::MAX
+            } else {
+                d.min(254) as u8
             }
-        }
-    }
-    dist
+        })
+        .collect()
 }
 
 /// How a message names the ports of `class`.

@@ -14,7 +14,6 @@
 //! group), the number taken on links of the same class (`ClassHops`), or none (`UpDown`).
 
 use crate::topology::{Network, PortClass};
-use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VcPolicy {
@@ -148,30 +147,12 @@ impl RouteTable {
         let n = net.num_routers();
         let mut offsets = Vec::with_capacity(n * n + 1);
         let mut ports = Vec::new();
-        // Distances to each destination by breadth-first search over reversed links (links
-        // are symmetric, so forward search gives the same distances).
-        let mut dist = vec![u32::MAX; n];
-        let mut all_dist = vec![0u32; if next.is_some() { 0 } else { n * n }];
-        let mut queue = VecDeque::with_capacity(n);
-        for d in (0..n).filter(|_| next.is_none()) {
-            dist.fill(u32::MAX);
-            dist[d] = 0;
-            queue.clear();
-            queue.push_back(d);
-            while let Some(s) = queue.pop_front() {
-                for p in 0..net.radix(s) {
-                    let info = net.port(s, p);
-                    if matches!(info.class, PortClass::Local | PortClass::Global) {
-                        let t = info.peer as usize;
-                        if dist[t] == u32::MAX {
-                            dist[t] = dist[s] + 1;
-                            queue.push_back(t);
-                        }
-                    }
-                }
-            }
-            all_dist[d * n..(d + 1) * n].copy_from_slice(&dist);
-        }
+        // Distances between switches (symmetric: `all_dist[d * n + s]` is s's distance to d).
+        let all_dist = if next.is_none() {
+            net.hop_distances()
+        } else {
+            Vec::new()
+        };
         let with_nodes: Vec<bool> = {
             let mut v = vec![false; n];
             for &(s, _) in net.all_node_links() {

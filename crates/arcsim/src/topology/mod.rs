@@ -107,6 +107,33 @@ impl Network {
     pub fn num_terminals(&self) -> usize {
         self.attach.len()
     }
+
+    /// Switch-to-switch distances in hops over the switch links, `[a * switches + b]`
+    /// (links are symmetric, so the matrix is too), by breadth-first search from every
+    /// switch; `u32::MAX`: not reachable (another plane).
+    pub fn hop_distances(&self) -> Vec<u32> {
+        let n = self.num_routers();
+        let mut dist = vec![u32::MAX; n * n];
+        let mut queue = std::collections::VecDeque::with_capacity(n);
+        for from in 0..n {
+            let row = &mut dist[from * n..(from + 1) * n];
+            row[from] = 0;
+            queue.clear();
+            queue.push_back(from);
+            while let Some(s) = queue.pop_front() {
+                for p in 0..self.radix(s) {
+                    let info = self.port(s, p);
+                    if matches!(info.class, PortClass::Local | PortClass::Global)
+                        && row[info.peer as usize] == u32::MAX
+                    {
+                        row[info.peer as usize] = row[s] + 1;
+                        queue.push_back(info.peer as usize);
+                    }
+                }
+            }
+        }
+        dist
+    }
     pub fn radix(&self, router: usize) -> usize {
         (self.port_base[router + 1] - self.port_base[router]) as usize
     }
